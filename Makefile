@@ -1,0 +1,29 @@
+# The README's two commands: `make run` serves toolscout, `make test` runs every check.
+# Both fetch the embedding model and ONNX Runtime first (pinned, sha256-checked, idempotent).
+
+CARGO ?= cargo
+
+.PHONY: run test models build lint fmt bench
+
+models:
+	scripts/fetch-models
+
+build:
+	$(CARGO) build --release
+
+run: models build
+	./target/release/toolscout serve
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets --locked -- -D warnings
+
+test: models lint
+	$(CARGO) test --locked
+	$(CARGO) run --quiet --locked -- catalog validate catalog
+
+fmt:
+	$(CARGO) fmt --all
+
+bench: models
+	$(CARGO) bench

@@ -1,0 +1,182 @@
+//! What gets indexed for a tool: per-field text for BM25 and a few passages for embeddings.
+//! One pure function (`ToolDocument::from_record`) so the keyword and vector indexes, the eval
+//! harness and the tests all see the same text.
+
+use super::record::ToolRecord;
+
+/// The indexed text of one tool. `ordinal` is the tool's position in the catalog (id order);
+/// indexes return ordinals, never ids, so ranking stays cheap and deterministic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDocument {
+    pub ordinal: u32,
+    pub tool_id: String,
+    /// Name and aliases, each also split into words (`localSearchCode` -> "local search code").
+    pub names: String,
+    /// Search keywords and semantic tags (tags with dashes as spaces).
+    pub keywords: String,
+    /// The description.
+    pub description: String,
+    /// When-to-use guidance.
+    pub guidance: String,
+    /// Parameter names (split) and descriptions.
+    pub parameters: String,
+    /// Example titles, use cases and descriptions; usage pattern names and descriptions.
+    pub examples: String,
+    /// Texts embedded separately; a tool scores by its best passage.
+    pub passages: Vec<Passage>,
+}
+
+/// One embedded text of a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    pub kind: PassageKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PassageKind {
+    /// "<name words>: <description>": the tool's main statement.
+    Summary,
+    /// Keywords and tags as a phrase list.
+    Keywords,
+    /// One example's use case and title.
+    Example,
+}
+
+impl PassageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PassageKind::Summary => "summary",
+            PassageKind::Keywords => "keywords",
+            PassageKind::Example => "example",
+        }
+    }
+}
+
+impl ToolDocument {
+    pub fn from_record(ordinal: u32, tool: &ToolRecord) -> ToolDocument {
+        let mut names = Vec::new();
+        for name in tool.names().chain(std::iter::once(tool.tool_id.as_str())) {
+            names.push(name.to_string());
+            let words = split_identifier(name).join(" ");
+            if words != name.to_lowercase() {
+                names.push(words);
+            }
+        }
+        names.dedup();
+        let tags: Vec<String> = tool
+            .semantic_tags
+            .iter()
+            .map(|t| t.replace('-', " "))
+            .collect();
+        let keywords = tool
+            .search_keywords
+            .iter()
+            .cloned()
+            .chain(tags.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let parameters = tool
+            .parameters
+            .iter()
+            .map(|p| format!("{}: {}", split_identifier(&p.name).join(" "), p.description))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut examples: Vec<String> = tool
+            .examples
+            .iter()
+            .map(|e| format!("{}. {}. {}", e.title, e.use_case, e.description))
+            .collect();
+        examples.extend(
+            tool.usage_patterns
+                .iter()
+                .map(|p| format!("{}. {}", p.name, p.description)),
+        );
+        let display = split_identifier(&tool.name).join(" ");
+        let mut passages = vec![Passage {
+            kind: PassageKind::Summary,
+            text: format!("{display}: {}", tool.description),
+        }];
+        if !keywords.is_empty() {
+            passages.push(Passage {
+                kind: PassageKind::Keywords,
+                text: format!("{display}: {}", tool.search_keywords.join(", ")),
+            });
+        }
+        passages.extend(tool.examples.iter().map(|e| Passage {
+            kind: PassageKind::Example,
+            text: format!("{}: {}", e.title, e.use_case),
+        }));
+        ToolDocument {
+            ordinal,
+            tool_id: tool.tool_id.clone(),
+            names: names.join("\n"),
+            keywords,
+            description: tool.description.clone(),
+            guidance: tool.when_to_use.clone(),
+            parameters,
+            examples: examples.join("\n"),
+            passages,
+        }
+    }
+}
+
+/// Splits an identifier into lowercase words at camelCase humps, digits boundaries and any
+/// non-alphanumeric separator: `githubGetFileContent` -> [github, get, file, content],
+/// `HTTPServer2` -> [http, server, 2], `kebab-case_name` -> [kebab, case, name].
+pub fn split_identifier(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if let Some(&prev) = current.chars().last().as_ref() {
+            let next = chars.get(i + 1).copied();
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_alphabetic() && c.is_numeric())
+                || (prev.is_numeric() && c.is_alphabetic())
+                // "HTTPServer": split before the last capital of a run followed by lowercase.
+                || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+            if boundary {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words.into_iter().map(|w| w.to_lowercase()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_identifiers() {
+        assert_eq!(
+            split_identifier("githubGetFileContent"),
+            ["github", "get", "file", "content"]
+        );
+        assert_eq!(split_identifier("HTTPServer2"), ["http", "server", "2"]);
+        assert_eq!(
+            split_identifier("kebab-case_name"),
+            ["kebab", "case", "name"]
+        );
+        assert_eq!(
+            split_identifier("lspGotoDefinition"),
+            ["lsp", "goto", "definition"]
+        );
+        assert_eq!(
+            split_identifier("review-requested"),
+            ["review", "requested"]
+        );
+        assert!(split_identifier("--").is_empty());
+    }
+}

@@ -1,0 +1,173 @@
+//! The typed form of one catalog entry (`ToolRecord`). Files are checked against
+//! `schemas/tool.schema.json` before they are parsed into this type, so inner code can trust
+//! every field; serde here only maps names.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Value a score takes when the file leaves it out (the validator warns about it).
+pub const DEFAULT_SCORE: f64 = 0.5;
+
+fn default_score() -> f64 {
+    DEFAULT_SCORE
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolType {
+    System,
+    Custom,
+    ThirdParty,
+    Experimental,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerformanceTier {
+    Fast,
+    Balanced,
+    Comprehensive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComplexityLevel {
+    Simple,
+    Medium,
+    Complex,
+}
+
+/// One tool of the catalog, as written by its maintainers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolRecord {
+    pub tool_id: String,
+    pub name: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub description: String,
+    pub category: String,
+    pub tool_type: ToolType,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documentation_url: Option<String>,
+    #[serde(default = "default_score")]
+    pub complexity_score: f64,
+    #[serde(default = "default_score")]
+    pub popularity_score: f64,
+    #[serde(default = "default_score")]
+    pub reliability_score: f64,
+    pub performance_tier: PerformanceTier,
+    pub search_keywords: Vec<String>,
+    pub semantic_tags: Vec<String>,
+    pub parameters: Vec<ParameterDefinition>,
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Execution>,
+    pub examples: Vec<ToolExample>,
+    pub when_to_use: String,
+    #[serde(default)]
+    pub usage_patterns: Vec<UsagePattern>,
+    pub similar_tools: Vec<String>,
+    pub complementary_tools: Vec<String>,
+    #[serde(default)]
+    pub prerequisite_tools: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_stats: Option<Value>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl ToolRecord {
+    /// Every relation this tool declares: the field, the position in it, the id.
+    pub fn relations(&self) -> impl Iterator<Item = (&'static str, usize, &str)> {
+        fn list<'a>(
+            field: &'static str,
+            ids: &'a [String],
+        ) -> impl Iterator<Item = (&'static str, usize, &'a str)> {
+            ids.iter()
+                .enumerate()
+                .map(move |(i, id)| (field, i, id.as_str()))
+        }
+        list("similar_tools", &self.similar_tools)
+            .chain(list("complementary_tools", &self.complementary_tools))
+            .chain(list("prerequisite_tools", &self.prerequisite_tools))
+    }
+
+    /// The name and every alias: the strings an exact lookup matches.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.name.as_str()).chain(self.aliases.iter().map(String::as_str))
+    }
+
+    pub fn is_executable(&self) -> bool {
+        self.execution.is_some()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParameterDefinition {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub required: bool,
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validation_rules: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Value>,
+    #[serde(default)]
+    pub deprecated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation_message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Execution {
+    pub kind: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolExample {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub use_case: String,
+    pub arguments: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_output: Option<String>,
+    pub complexity_level: ComplexityLevel,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prerequisites: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related_examples: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsagePattern {
+    pub name: String,
+    pub description: String,
+    #[serde(default)]
+    pub tool_sequence: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<String>,
+}

@@ -1,0 +1,341 @@
+//! Configuration: defaults, then an optional `toolscout.toml`, then `TOOLSCOUT_*` environment
+//! variables, then command-line flags; later sources win. This is the only module that reads
+//! environment variables, so every knob is visible in one place and in `--print-config`.
+
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:1987";
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Tokens shorter than this are guessable; refused.
+const MIN_TOKEN_CHARS: usize = 16;
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where the HTTP server listens.
+    pub addr: SocketAddr,
+    /// The catalog directory (`<category>/<tool_id>.json` files).
+    pub catalog_dir: PathBuf,
+    /// Where the embedding model, tokenizer and ONNX Runtime live.
+    pub models_dir: PathBuf,
+    /// Bearer token required on every route but `/health`; required to bind off loopback.
+    pub auth_token: Option<String>,
+    /// Largest accepted request body.
+    pub max_body_bytes: usize,
+    /// Log filter (tracing `EnvFilter` syntax), e.g. `info` or `toolscout=debug`.
+    pub log_level: String,
+    /// The configuration file that was read, if any.
+    pub config_file: Option<PathBuf>,
+    /// Where each value came from: `default`, `file`, `env NAME`, `flag --name`.
+    pub sources: BTreeMap<&'static str, String>,
+}
+
+/// Values given on the command line; `None` leaves the lower layers in force.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub config_file: Option<PathBuf>,
+    pub addr: Option<String>,
+    pub catalog_dir: Option<PathBuf>,
+    pub models_dir: Option<PathBuf>,
+    pub auth_token: Option<String>,
+    pub max_body_bytes: Option<usize>,
+    pub log_level: Option<String>,
+}
+
+/// The file format: every key optional, unknown keys refused (a typo must not pass silently).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    addr: Option<String>,
+    catalog_dir: Option<PathBuf>,
+    models_dir: Option<PathBuf>,
+    auth_token: Option<String>,
+    max_body_bytes: Option<usize>,
+    log_level: Option<String>,
+}
+
+impl Config {
+    /// Loads the configuration from the process environment.
+    pub fn load(flags: &Overrides) -> Result<Config> {
+        let env: BTreeMap<String, String> = std::env::vars()
+            .filter(|(k, _)| k.starts_with("TOOLSCOUT_"))
+            .collect();
+        Config::from_sources(flags, &env, Path::new("."))
+    }
+
+    /// Loads from explicit sources (tests pass their own environment and working directory).
+    pub fn from_sources(
+        flags: &Overrides,
+        env: &BTreeMap<String, String>,
+        cwd: &Path,
+    ) -> Result<Config> {
+        let explicit = flags
+            .config_file
+            .clone()
+            .map(|p| (p, "flag --config".to_string()))
+            .or_else(|| {
+                env.get("TOOLSCOUT_CONFIG")
+                    .map(|p| (PathBuf::from(p), "env TOOLSCOUT_CONFIG".to_string()))
+            });
+        let (file, config_file) = match explicit {
+            Some((path, _)) => (read_file(&path)?, Some(path)),
+            None => {
+                let local = cwd.join("toolscout.toml");
+                if local.is_file() {
+                    (read_file(&local)?, Some(local))
+                } else {
+                    (FileConfig::default(), None)
+                }
+            }
+        };
+
+        let mut sources = BTreeMap::new();
+        let mut layer = |key: &'static str,
+                         default: Option<String>,
+                         file: Option<String>,
+                         flag: Option<String>|
+         -> Option<String> {
+            let env_name = format!("TOOLSCOUT_{}", key.to_uppercase());
+            let (value, source) = if let Some(v) = flag {
+                (Some(v), format!("flag --{}", key.replace('_', "-")))
+            } else if let Some(v) = env.get(&env_name) {
+                (Some(v.clone()), format!("env {env_name}"))
+            } else if let Some(v) = file {
+                (Some(v), "file".to_string())
+            } else {
+                (default, "default".to_string())
+            };
+            sources.insert(key, source);
+            value
+        };
+        let path_str = |p: Option<PathBuf>| p.map(|p| p.to_string_lossy().into_owned());
+
+        let addr = layer(
+            "addr",
+            Some(DEFAULT_ADDR.into()),
+            file.addr,
+            flags.addr.clone(),
+        )
+        .unwrap_or_default();
+        let catalog_dir = layer(
+            "catalog_dir",
+            Some(path_str(Some(default_dir("catalog"))).unwrap_or_default()),
+            path_str(file.catalog_dir),
+            path_str(flags.catalog_dir.clone()),
+        )
+        .unwrap_or_default();
+        let models_dir = layer(
+            "models_dir",
+            Some(path_str(Some(default_dir("models"))).unwrap_or_default()),
+            path_str(file.models_dir),
+            path_str(flags.models_dir.clone()),
+        )
+        .unwrap_or_default();
+        let auth_token = layer(
+            "auth_token",
+            None,
+            file.auth_token,
+            flags.auth_token.clone(),
+        )
+        .filter(|t| !t.is_empty());
+        let max_body = layer(
+            "max_body_bytes",
+            Some(DEFAULT_MAX_BODY_BYTES.to_string()),
+            file.max_body_bytes.map(|n| n.to_string()),
+            flags.max_body_bytes.map(|n| n.to_string()),
+        )
+        .unwrap_or_default();
+        let log_level = layer(
+            "log_level",
+            Some("info".into()),
+            file.log_level,
+            flags.log_level.clone(),
+        )
+        .unwrap_or_default();
+
+        let addr: SocketAddr = addr.parse().map_err(|_| {
+            Error::Config(format!(
+                "addr ({}): expected host:port such as {DEFAULT_ADDR}, found \"{addr}\"",
+                sources["addr"]
+            ))
+        })?;
+        let max_body_bytes: usize = max_body.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+            Error::Config(format!(
+                "max_body_bytes ({}): expected a positive whole number of bytes, found \"{max_body}\"",
+                sources["max_body_bytes"]
+            ))
+        })?;
+        if let Some(token) = &auth_token {
+            if token.chars().count() < MIN_TOKEN_CHARS {
+                return Err(Error::Config(format!(
+                    "auth_token ({}): expected at least {MIN_TOKEN_CHARS} characters, found {}",
+                    sources["auth_token"],
+                    token.chars().count()
+                )));
+            }
+        }
+        if !addr.ip().is_loopback() && auth_token.is_none() {
+            return Err(Error::Config(format!(
+                "addr ({}): {addr} is not a loopback address; binding there needs an auth token \
+                 (--auth-token or TOOLSCOUT_AUTH_TOKEN) so that nobody else on the network can use the server",
+                sources["addr"]
+            )));
+        }
+        Ok(Config {
+            addr,
+            catalog_dir: PathBuf::from(catalog_dir),
+            models_dir: PathBuf::from(models_dir),
+            auth_token,
+            max_body_bytes,
+            log_level,
+            config_file,
+            sources,
+        })
+    }
+
+    /// The configuration as TOML, each value annotated with its source; the token is masked.
+    pub fn to_toml(&self) -> String {
+        let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let mut out = String::from("# effective toolscout configuration\n");
+        if let Some(f) = &self.config_file {
+            out.push_str(&format!("# read from {}\n", f.display()));
+        }
+        let mut line = |key: &str, value: String| {
+            out.push_str(&format!(
+                "{key} = {value}  # {}\n",
+                self.sources.get(key).map_or("default", |s| s)
+            ));
+        };
+        line("addr", q(&self.addr.to_string()));
+        line("catalog_dir", q(&self.catalog_dir.to_string_lossy()));
+        line("models_dir", q(&self.models_dir.to_string_lossy()));
+        line("max_body_bytes", self.max_body_bytes.to_string());
+        line("log_level", q(&self.log_level));
+        match &self.auth_token {
+            Some(_) => line("auth_token", q("********")),
+            None => out.push_str("# auth_token not set (only loopback binds are allowed)\n"),
+        }
+        out
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))
+}
+
+/// Finds a data directory (`catalog`, `models`) from the installation, not the working
+/// directory: `<prefix>/share/toolscout/<name>` beside `<prefix>/bin/toolscout`, then the
+/// nearest ancestor of the executable's directory that holds `<name>/` (a source checkout
+/// running `target/*/toolscout`), then the source tree the binary was built from.
+pub fn default_dir(name: &str) -> PathBuf {
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    if let Some(dir) = &exe_dir {
+        if let Some(prefix) = dir.parent() {
+            let shared = prefix.join("share").join("toolscout").join(name);
+            if shared.is_dir() {
+                return shared;
+            }
+        }
+        for ancestor in dir.ancestors().take(5) {
+            let candidate = ancestor.join(name);
+            if candidate.is_dir() {
+                return candidate;
+            }
+        }
+    }
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    if built_from.is_dir() {
+        return built_from;
+    }
+    exe_dir.unwrap_or_default().join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn layers_flags_over_env_over_file_over_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("toolscout.toml"),
+            "addr = \"127.0.0.1:2000\"\nmax_body_bytes = 10\nlog_level = \"debug\"\n",
+        )
+        .unwrap();
+        let e = env(&[
+            ("TOOLSCOUT_ADDR", "127.0.0.1:3000"),
+            ("TOOLSCOUT_MAX_BODY_BYTES", "20"),
+        ]);
+        let flags = Overrides {
+            addr: Some("127.0.0.1:4000".into()),
+            ..Default::default()
+        };
+        let c = Config::from_sources(&flags, &e, dir.path()).unwrap();
+        assert_eq!(c.addr.port(), 4000);
+        assert_eq!(c.max_body_bytes, 20);
+        assert_eq!(c.log_level, "debug");
+        assert_eq!(c.sources["addr"], "flag --addr");
+        assert_eq!(c.sources["max_body_bytes"], "env TOOLSCOUT_MAX_BODY_BYTES");
+        assert_eq!(c.sources["log_level"], "file");
+        assert_eq!(c.sources["catalog_dir"], "default");
+    }
+
+    #[test]
+    fn unknown_file_keys_are_refused_with_location() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("toolscout.toml"), "adr = \"x\"\n").unwrap();
+        let err = Config::from_sources(&Overrides::default(), &env(&[]), dir.path()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("unknown field `adr`"), "{msg}");
+        assert!(msg.contains("line 1"), "{msg}");
+    }
+
+    #[test]
+    fn non_loopback_needs_a_token() {
+        let e = env(&[("TOOLSCOUT_ADDR", "0.0.0.0:1987")]);
+        let err =
+            Config::from_sources(&Overrides::default(), &e, Path::new("/nonexistent")).unwrap_err();
+        assert!(err.to_string().contains("not a loopback address"), "{err}");
+        let e = env(&[
+            ("TOOLSCOUT_ADDR", "0.0.0.0:1987"),
+            ("TOOLSCOUT_AUTH_TOKEN", "0123456789abcdef"),
+        ]);
+        let c = Config::from_sources(&Overrides::default(), &e, Path::new("/nonexistent")).unwrap();
+        assert!(c.to_toml().contains("********"));
+        assert!(!c.to_toml().contains("0123456789abcdef"));
+    }
+
+    #[test]
+    fn bad_values_name_the_key_and_source() {
+        let e = env(&[("TOOLSCOUT_ADDR", "localhost")]);
+        let err =
+            Config::from_sources(&Overrides::default(), &e, Path::new("/nonexistent")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: addr (env TOOLSCOUT_ADDR): expected host:port such as 127.0.0.1:1987, found \"localhost\""
+        );
+    }
+
+    #[test]
+    fn default_dirs_do_not_depend_on_cwd() {
+        assert!(default_dir("catalog").is_absolute());
+    }
+}

@@ -1,0 +1,149 @@
+//! Search requests: parsed once from JSON (schema first, then what needs the catalog) into a
+//! validated `SearchRequest` that inner code trusts. Every violation is reported at once,
+//! each with its JSON pointer.
+
+use super::response::SearchMode;
+use crate::catalog::{Catalog, PerformanceTier, ToolType};
+use crate::error::{Error, Result, Violation};
+use crate::schema::Schema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::OnceLock;
+
+pub const SEARCH_REQUEST_SCHEMA: &str = include_str!("../../schemas/search.request.json");
+
+/// A validated search request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchRequest {
+    pub query: String,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub tool_type: Option<ToolType>,
+    #[serde(default = "default_max_results")]
+    pub max_results: usize,
+    #[serde(default)]
+    pub include_examples: bool,
+    #[serde(default)]
+    pub search_mode: Option<SearchMode>,
+    #[serde(default)]
+    pub context: Option<String>,
+    #[serde(default)]
+    pub filters: Filters,
+}
+
+fn default_max_results() -> usize {
+    10
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Filters {
+    #[serde(default)]
+    pub complexity_range: Option<ComplexityRange>,
+    #[serde(default)]
+    pub has_examples: Option<bool>,
+    #[serde(default)]
+    pub recent_only: Option<bool>,
+    #[serde(default)]
+    pub performance_tier: Option<PerformanceTier>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ComplexityRange {
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+}
+
+impl SearchRequest {
+    /// A request with defaults, for the CLI and tests.
+    pub fn new(query: impl Into<String>) -> SearchRequest {
+        SearchRequest {
+            query: query.into(),
+            category: None,
+            tool_type: None,
+            max_results: default_max_results(),
+            include_examples: false,
+            search_mode: None,
+            context: None,
+            filters: Filters::default(),
+        }
+    }
+
+    /// Parses and validates a JSON body against the schema and the catalog.
+    pub fn from_json(body: &Value, catalog: &Catalog) -> Result<SearchRequest> {
+        let mut violations = schema().violations(body);
+        if !violations.is_empty() {
+            return Err(invalid(violations));
+        }
+        let mut req: SearchRequest = serde_json::from_value(body.clone())
+            .map_err(|e| Error::Internal(format!("search request passed the schema but not serde: {e}")))?;
+        req.query = req.query.trim().to_string();
+        req.context = req.context.map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+        violations.extend(req.check(catalog));
+        if violations.is_empty() {
+            Ok(req)
+        } else {
+            Err(invalid(violations))
+        }
+    }
+
+    /// Checks a request built in code (CLI flags) the same way as a JSON body.
+    pub fn validated(self, catalog: &Catalog) -> Result<SearchRequest> {
+        let body = serde_json::to_value(&self).map_err(|e| Error::Internal(e.to_string()))?;
+        let body = strip_nulls(body);
+        SearchRequest::from_json(&body, catalog)
+    }
+
+    /// What the schema cannot check: the category exists, the complexity range is ordered.
+    fn check(&self, catalog: &Catalog) -> Vec<Violation> {
+        let mut out = Vec::new();
+        if let Some(category) = &self.category {
+            let known = catalog.categories();
+            if !known.contains_key(category.as_str()) {
+                let names: Vec<&str> = known.keys().copied().collect();
+                let close = crate::catalog::suggest(category, names.iter().copied());
+                let mut message = format!("expected one of {}, found \"{category}\"", names.join(", "));
+                if let Some(best) = close.first() {
+                    message.push_str(&format!("; did you mean \"{best}\"?"));
+                }
+                out.push(Violation { pointer: "/category".into(), message });
+            }
+        }
+        if let Some(ComplexityRange { min: Some(min), max: Some(max) }) = self.filters.complexity_range {
+            if min > max {
+                out.push(Violation {
+                    pointer: "/filters/complexity_range".into(),
+                    message: format!("expected min <= max, found min {min} > max {max}"),
+                });
+            }
+        }
+        out
+    }
+}
+
+fn invalid(violations: Vec<Violation>) -> Error {
+    Error::Validation { what: "search request".into(), violations }
+}
+
+fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let value: Value = serde_json::from_str(SEARCH_REQUEST_SCHEMA).expect("embedded schema is JSON");
+        Schema::compile(&value).expect("embedded search schema compiles")
+    })
+}
+
+/// Drops null members recursively (serde writes `None` as null; the schema wants absence).
+fn strip_nulls(v: Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, strip_nulls(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}

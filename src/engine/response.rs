@@ -1,0 +1,137 @@
+//! Response types of the discovery API (seed 002): what search returns, field for field.
+//! Every value is computed from the catalog, the request and the indexes; nothing here is a
+//! constant dressed up as a measurement.
+
+use crate::catalog::{PerformanceTier, ToolExample, ToolType};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    Semantic,
+    Hybrid,
+    Keyword,
+}
+
+impl SearchMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Semantic => "semantic",
+            SearchMode::Hybrid => "hybrid",
+            SearchMode::Keyword => "keyword",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfidenceLevel {
+    Low,
+    Medium,
+    High,
+}
+
+/// Seed 002 `SearchResponse`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResponse {
+    pub success: bool,
+    pub query: String,
+    pub results: Vec<ToolSearchResult>,
+    /// Tools that matched the query and filters at all (before the `max_results` cut and
+    /// the similarity threshold).
+    pub total_results: usize,
+    /// Seconds spent answering this request (a cache hit reports its own, shorter time).
+    pub execution_time: f64,
+    pub query_suggestions: Vec<String>,
+    pub category_breakdown: BTreeMap<String, usize>,
+    pub timestamp: String,
+    pub metadata: SearchMetadata,
+}
+
+/// Seed 002 `SearchMetadata`, plus what an agent needs to trust the answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchMetadata {
+    pub search_mode_used: SearchMode,
+    pub cache_hit: bool,
+    pub algorithm_version: &'static str,
+    pub total_catalog_size: usize,
+    pub catalog_version: String,
+    /// The similarity threshold in force: results below it are not returned.
+    pub similarity_threshold: f64,
+    /// How many matching tools scored below the threshold and were left out.
+    pub below_threshold: usize,
+    /// Set when nothing cleared the threshold: why, in one sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_good_match: Option<String>,
+    /// Plain-language notes about how the request was served (e.g. keyword-only fallback).
+    pub hints: Vec<String>,
+}
+
+/// Seed 002 `ToolSearchResult`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolSearchResult {
+    pub tool_id: String,
+    pub name: String,
+    pub description: String,
+    /// Relevance in 0..1, comparable across queries: see `rank::score` for the derivation.
+    pub similarity_score: f64,
+    pub confidence_level: ConfidenceLevel,
+    pub match_reasons: Vec<String>,
+    pub parameters: Vec<ParameterInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub examples: Option<Vec<ToolExample>>,
+    pub alternatives: Vec<String>,
+    pub complexity_score: f64,
+    pub when_to_use: String,
+    pub performance_characteristics: PerformanceInfo,
+    pub category: String,
+    pub tool_type: ToolType,
+    pub last_updated: String,
+    /// How the score was computed (milli-style score details).
+    pub score_details: ScoreDetails,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ParameterInfo {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub required: bool,
+    pub description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_value: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PerformanceInfo {
+    pub performance_tier: PerformanceTier,
+    pub reliability_score: f64,
+    pub popularity_score: f64,
+    pub executable: bool,
+}
+
+/// Every number that went into a hit's score.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ScoreDetails {
+    /// Raw BM25 of the query over the tool's fields (absent: no query term matched).
+    pub bm25: Option<f64>,
+    /// BM25 mapped to 0..1.
+    pub keyword: f64,
+    /// Best cosine between the query and the tool's passages (absent in keyword mode).
+    pub cosine: Option<f64>,
+    /// Which passage matched best (summary, keywords, guidance, example).
+    pub matched_passage: Option<String>,
+    /// Cosine mapped to 0..1.
+    pub semantic: f64,
+    /// Context contribution (0 when no context was given).
+    pub context: f64,
+    /// Whether the query named this tool exactly.
+    pub exact_match: bool,
+    /// The final score (equals `similarity_score`).
+    pub fused: f64,
+    /// 1-based ranks in the keyword and semantic candidate lists.
+    pub keyword_rank: Option<usize>,
+    pub semantic_rank: Option<usize>,
+}

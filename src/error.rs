@@ -1,0 +1,339 @@
+//! The one error type of toolscout: every failure a user can see, with a stable code, an HTTP
+//! status, a seed-002 `error_type` and recovery suggestions. Transports render it; they never
+//! invent their own error text, so the same mistake reads the same through every door.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// One violation of a JSON Schema or of a cross-check, located by a JSON pointer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// JSON pointer into the offending document ("" is the whole document).
+    pub pointer: String,
+    /// What was expected and what was found, in one sentence.
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("invalid {what}: {}", summarize(.violations))]
+    Validation {
+        what: String,
+        violations: Vec<Violation>,
+    },
+    #[error("no tool with id '{id}'{}", suggest(.suggestions))]
+    ToolNotFound {
+        id: String,
+        suggestions: Vec<String>,
+    },
+    #[error("the catalog at {} is invalid: {errors} error(s) in {files} file(s)", .dir.display())]
+    CatalogInvalid {
+        dir: PathBuf,
+        errors: usize,
+        files: usize,
+    },
+    #[error("cannot read {}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    #[error("no route {method} {path}")]
+    RouteNotFound {
+        method: String,
+        path: String,
+        available: Vec<String>,
+    },
+    #[error("method {method} is not allowed on {path}")]
+    MethodNotAllowed { method: String, path: String },
+    #[error("request body is {found} bytes; the limit is {limit} bytes")]
+    PayloadTooLarge { limit: usize, found: usize },
+    #[error("expected content type application/json, found {found}")]
+    UnsupportedMediaType { found: String },
+    #[error("missing or invalid bearer token")]
+    Unauthorized,
+    #[error("the embedding model is unavailable: {reason}")]
+    ModelUnavailable { reason: String },
+    #[error("embedding failed: {reason}")]
+    EmbeddingFailed { reason: String },
+    #[error("internal error")]
+    Internal(String),
+}
+
+fn summarize(violations: &[Violation]) -> String {
+    match violations {
+        [] => "no details".to_string(),
+        [one] => format!("{}: {}", pointer_or_root(&one.pointer), one.message),
+        [first, rest @ ..] => format!(
+            "{}: {} (and {} more)",
+            pointer_or_root(&first.pointer),
+            first.message,
+            rest.len()
+        ),
+    }
+}
+
+fn pointer_or_root(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "(root)"
+    } else {
+        pointer
+    }
+}
+
+fn suggest(suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", suggestions.join(", "))
+    }
+}
+
+/// Seed 002's `ErrorType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorType {
+    ValidationError,
+    NotFoundError,
+    SystemError,
+    PermissionError,
+    ServiceUnavailable,
+}
+
+impl Error {
+    /// Stable machine-readable code; documented in the README's error table.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Validation { .. } => "VALIDATION_FAILED",
+            Error::ToolNotFound { .. } => "TOOL_NOT_FOUND",
+            Error::CatalogInvalid { .. } => "CATALOG_INVALID",
+            Error::Io { .. } => "IO_ERROR",
+            Error::Config(_) => "CONFIG_INVALID",
+            Error::RouteNotFound { .. } => "ROUTE_NOT_FOUND",
+            Error::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
+            Error::PayloadTooLarge { .. } => "PAYLOAD_TOO_LARGE",
+            Error::UnsupportedMediaType { .. } => "UNSUPPORTED_MEDIA_TYPE",
+            Error::Unauthorized => "UNAUTHORIZED",
+            Error::ModelUnavailable { .. } => "MODEL_UNAVAILABLE",
+            Error::EmbeddingFailed { .. } => "EMBEDDING_FAILED",
+            Error::Internal(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    /// HTTP status as a number, so this module does not depend on a web framework.
+    pub fn status(&self) -> u16 {
+        match self {
+            Error::Validation { .. } => 400,
+            Error::ToolNotFound { .. } | Error::RouteNotFound { .. } => 404,
+            Error::MethodNotAllowed { .. } => 405,
+            Error::PayloadTooLarge { .. } => 413,
+            Error::UnsupportedMediaType { .. } => 415,
+            Error::Unauthorized => 401,
+            Error::CatalogInvalid { .. } | Error::Config(_) => 500,
+            Error::Io { .. } | Error::Internal(_) => 500,
+            Error::EmbeddingFailed { .. } => 500,
+            Error::ModelUnavailable { .. } => 503,
+        }
+    }
+
+    pub fn error_type(&self) -> ErrorType {
+        match self {
+            Error::Validation { .. }
+            | Error::PayloadTooLarge { .. }
+            | Error::UnsupportedMediaType { .. }
+            | Error::MethodNotAllowed { .. }
+            | Error::Config(_) => ErrorType::ValidationError,
+            Error::ToolNotFound { .. } | Error::RouteNotFound { .. } => ErrorType::NotFoundError,
+            Error::Unauthorized => ErrorType::PermissionError,
+            Error::CatalogInvalid { .. } | Error::ModelUnavailable { .. } => {
+                ErrorType::ServiceUnavailable
+            }
+            Error::Io { .. } | Error::Internal(_) | Error::EmbeddingFailed { .. } => {
+                ErrorType::SystemError
+            }
+        }
+    }
+
+    /// What the caller can do about it.
+    pub fn recovery_suggestions(&self) -> Vec<String> {
+        let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
+        match self {
+            Error::Validation { .. } => s(&[
+                "Fix each listed field; every violation names its JSON pointer",
+                "GET /openapi.json or the schemas/ directory describe every request body",
+            ]),
+            Error::ToolNotFound { suggestions, .. } => {
+                let mut out: Vec<String> = suggestions
+                    .iter()
+                    .map(|id| format!("Try the tool id '{id}'"))
+                    .collect();
+                out.push("GET /catalog/tools lists every tool id".into());
+                out
+            }
+            Error::CatalogInvalid { dir, .. } => vec![format!(
+                "Run `toolscout catalog validate {}` and fix the reported files",
+                dir.display()
+            )],
+            Error::Io { .. } => s(&["Check that the path exists and is readable"]),
+            Error::Config(_) => s(&[
+                "Run `toolscout serve --print-config` to see the effective configuration",
+                "See the README's configuration section for every key",
+            ]),
+            Error::RouteNotFound { .. } => s(&["GET /openapi.json lists every route"]),
+            Error::MethodNotAllowed { .. } => {
+                s(&["GET /openapi.json lists the methods of every route"])
+            }
+            Error::PayloadTooLarge { .. } => {
+                s(&["Send a smaller body, or raise max_body_bytes in the configuration"])
+            }
+            Error::UnsupportedMediaType { .. } => {
+                s(&["Send the body as JSON with `Content-Type: application/json`"])
+            }
+            Error::Unauthorized => {
+                s(&["Send `Authorization: Bearer <token>` with the configured token"])
+            }
+            Error::ModelUnavailable { .. } => s(&[
+                "Run `make models` (or `scripts/fetch-models`) to fetch the model files",
+                "Check models_dir with `toolscout serve --print-config`; see models/README.md",
+            ]),
+            Error::EmbeddingFailed { .. } => {
+                s(&["Retry; if it persists, report it with the request id"])
+            }
+            Error::Internal(_) => s(&["Retry; if it persists, report it with the request id"]),
+        }
+    }
+
+    /// The message shown to users. Internal causes stay in the logs.
+    pub fn public_message(&self) -> String {
+        match self {
+            Error::Internal(_) => "internal error; the cause has been logged".to_string(),
+            Error::Io { .. } => "internal I/O error; the cause has been logged".to_string(),
+            Error::EmbeddingFailed { .. } => {
+                "embedding failed; the cause has been logged".to_string()
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// Offending parameters, for `ErrorDetail.context.parameters`.
+    pub fn parameters(&self) -> Value {
+        match self {
+            Error::Validation { violations, .. } => json!({ "violations": violations }),
+            Error::ToolNotFound { id, suggestions } => {
+                json!({ "tool_id": id, "suggestions": suggestions })
+            }
+            Error::RouteNotFound {
+                method,
+                path,
+                available,
+            } => {
+                json!({ "method": method, "path": path, "available_routes": available })
+            }
+            Error::MethodNotAllowed { method, path } => json!({ "method": method, "path": path }),
+            Error::PayloadTooLarge { limit, found } => json!({ "limit": limit, "found": found }),
+            Error::UnsupportedMediaType { found } => json!({ "content_type": found }),
+            _ => json!({}),
+        }
+    }
+
+    /// Seed 002's `ErrorDetail` for this error.
+    pub fn detail(&self, operation: &str, request_id: Option<&str>) -> Value {
+        let mut context = json!({ "operation": operation, "parameters": self.parameters() });
+        if let Some(id) = request_id {
+            context["request_id"] = json!(id);
+        }
+        json!({
+            "error_code": self.code(),
+            "message": self.public_message(),
+            "error_type": self.error_type(),
+            "context": context,
+            "timestamp": crate::time::now_rfc3339(),
+            "recovery_suggestions": self.recovery_suggestions(),
+        })
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique() {
+        let all = [
+            Error::Validation {
+                what: "x".into(),
+                violations: vec![],
+            },
+            Error::ToolNotFound {
+                id: "x".into(),
+                suggestions: vec![],
+            },
+            Error::CatalogInvalid {
+                dir: "c".into(),
+                errors: 1,
+                files: 1,
+            },
+            Error::Io {
+                path: "p".into(),
+                source: std::io::Error::other("x"),
+            },
+            Error::Config("x".into()),
+            Error::RouteNotFound {
+                method: "GET".into(),
+                path: "/".into(),
+                available: vec![],
+            },
+            Error::MethodNotAllowed {
+                method: "GET".into(),
+                path: "/".into(),
+            },
+            Error::PayloadTooLarge { limit: 1, found: 2 },
+            Error::UnsupportedMediaType {
+                found: "text/plain".into(),
+            },
+            Error::Unauthorized,
+            Error::ModelUnavailable { reason: "x".into() },
+            Error::EmbeddingFailed { reason: "x".into() },
+            Error::Internal("x".into()),
+        ];
+        let mut codes: Vec<_> = all.iter().map(Error::code).collect();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), all.len());
+        for e in &all {
+            assert!(
+                !e.recovery_suggestions().is_empty(),
+                "{} has no suggestion",
+                e.code()
+            );
+        }
+    }
+
+    #[test]
+    fn not_found_names_suggestions() {
+        let e = Error::ToolNotFound {
+            id: "ripgrp".into(),
+            suggestions: vec!["ripgrep".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "no tool with id 'ripgrp'; did you mean ripgrep?"
+        );
+        assert_eq!(e.status(), 404);
+        let d = e.detail("catalog.get", Some("r1"));
+        assert_eq!(d["error_code"], "TOOL_NOT_FOUND");
+        assert_eq!(d["error_type"], "not_found_error");
+        assert_eq!(d["context"]["request_id"], "r1");
+    }
+
+    #[test]
+    fn internal_causes_are_not_shown() {
+        let e = Error::Internal("secret path /x/y".into());
+        assert!(!e.public_message().contains("/x/y"));
+    }
+}

@@ -1,0 +1,64 @@
+//! The response envelopes: `{success: true, data, ...}` and `{success: false, error:
+//! ErrorDetail}`. Errors keep the operation and request id so a caller can quote both.
+
+use crate::error::Error;
+use axum::extract::OriginalUri;
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+/// An error on its way out: the error, what was being done, and the request's id.
+#[derive(Debug)]
+pub struct ApiError {
+    pub error: Error,
+    pub operation: &'static str,
+}
+
+impl ApiError {
+    pub fn new(operation: &'static str, error: Error) -> ApiError {
+        ApiError { error, operation }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.error.status() >= 500 {
+            // The cause goes to the log; the body carries only the public message.
+            tracing::error!(code = self.error.code(), operation = self.operation, cause = ?self.error, "request failed");
+        }
+        let status =
+            StatusCode::from_u16(self.error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let request_id = super::middleware::current_request_id();
+        let detail = self.error.detail(self.operation, request_id.as_deref());
+        (status, Json(json!({ "success": false, "error": detail }))).into_response()
+    }
+}
+
+fn available_routes() -> Vec<String> {
+    super::ROUTES
+        .iter()
+        .map(|(m, p)| format!("{m} {p}"))
+        .collect()
+}
+
+pub(crate) async fn route_not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::new(
+        "route",
+        Error::RouteNotFound {
+            method: method.to_string(),
+            path: uri.path().to_string(),
+            available: available_routes(),
+        },
+    )
+}
+
+pub(crate) async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::new(
+        "route",
+        Error::MethodNotAllowed {
+            method: method.to_string(),
+            path: uri.path().to_string(),
+        },
+    )
+}

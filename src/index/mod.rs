@@ -1,0 +1,1 @@
+//! Search indexes (being built): vector and keyword.

@@ -1,0 +1,28 @@
+//! toolscout: tells AI agents which tool fits a task, with ranked and explained
+//! recommendations, and runs the chosen tool in the same process.
+//!
+//! # Architecture
+//!
+//! Dependencies point one way: [`config`] and [`error`] <- [`catalog`] <- [`embed`] <- index
+//! <- rank <- engine <- [`http`], mcp, CLI. [`exec`] (tool execution) sits beside the engine.
+//!
+//! - [`config`]: the effective configuration (file, environment, flags); the only reader of
+//!   environment variables.
+//! - [`error`]: one `Error` enum with stable codes, HTTP statuses and recovery suggestions.
+//! - [`schema`]: JSON Schema validation with "expected X, found Y" violations.
+//! - [`catalog`]: tool metadata files, their validation and the immutable `Catalog`.
+//! - [`embed`]: the sentence-embedding model (files and, later, the ONNX embedder).
+//! - [`exec`]: the builtin research tools.
+//! - [`http`]: the axum transport; `http::app()` is the whole server.
+
+pub mod catalog;
+pub mod config;
+pub mod embed;
+pub mod error;
+pub mod exec;
+pub mod http;
+pub mod index;
+pub mod schema;
+pub mod time;
+
+pub use error::{Error, Result};

@@ -1,0 +1,93 @@
+//! A real `toolscout serve` process on an ephemeral loopback port, for integration tests.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+    pub stderr: mpsc::Receiver<String>,
+}
+
+impl Server {
+    /// Starts the binary with `serve --addr 127.0.0.1:0` plus `args`, and waits for it to
+    /// print its address.
+    pub fn start(catalog: &Path, args: &[&str]) -> Server {
+        let mut child = Command::new(super::common::toolscout_bin())
+            .args([
+                "--catalog",
+                catalog.to_str().unwrap(),
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .args(args)
+            .env_remove("TOOLSCOUT_AUTH_TOKEN")
+            .env_remove("TOOLSCOUT_ADDR")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolscout serve");
+        let (tx, rx) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let (etx, erx) = mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = etx.send(line);
+            }
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("server printed its address within 60 s");
+        let base = line
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+            .to_string();
+        Server {
+            child,
+            base,
+            stderr: erx,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    pub fn terminate(mut self) -> (std::process::ExitStatus, Vec<String>) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let lines: Vec<String> = self.stderr.try_iter().collect();
+                return (status, lines);
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "server did not exit after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
