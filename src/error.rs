@@ -49,8 +49,8 @@ pub enum Error {
     },
     #[error("method {method} is not allowed on {path}")]
     MethodNotAllowed { method: String, path: String },
-    #[error("request body is {found} bytes; the limit is {limit} bytes")]
-    PayloadTooLarge { limit: usize, found: usize },
+    #[error("request body exceeds the limit of {limit} bytes")]
+    PayloadTooLarge { limit: usize },
     #[error("expected content type application/json, found {found}")]
     UnsupportedMediaType { found: String },
     #[error("missing or invalid bearer token")]
@@ -233,7 +233,7 @@ impl Error {
                 json!({ "method": method, "path": path, "available_routes": available })
             }
             Error::MethodNotAllowed { method, path } => json!({ "method": method, "path": path }),
-            Error::PayloadTooLarge { limit, found } => json!({ "limit": limit, "found": found }),
+            Error::PayloadTooLarge { limit } => json!({ "limit_bytes": limit }),
             Error::UnsupportedMediaType { found } => json!({ "content_type": found }),
             _ => json!({}),
         }
@@ -292,7 +292,7 @@ mod tests {
                 method: "GET".into(),
                 path: "/".into(),
             },
-            Error::PayloadTooLarge { limit: 1, found: 2 },
+            Error::PayloadTooLarge { limit: 1 },
             Error::UnsupportedMediaType {
                 found: "text/plain".into(),
             },

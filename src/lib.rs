@@ -18,10 +18,14 @@
 pub mod catalog;
 pub mod config;
 pub mod embed;
+pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod exec;
+pub mod format;
 pub mod http;
 pub mod index;
+pub mod rank;
 pub mod schema;
 pub mod time;
 

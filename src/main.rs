@@ -6,8 +6,12 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use toolscout::catalog::{self, Catalog, LoadError};
 use toolscout::config::{Config, Overrides};
+use toolscout::embed::onnx::OnnxEmbedder;
+use toolscout::embed::Embedder;
+use toolscout::engine::{Engine, SearchMode, SearchRequest};
 use toolscout::http::{app, AppState};
 
 #[derive(Parser)]
@@ -43,6 +47,93 @@ enum Command {
         #[command(subcommand)]
         command: CatalogCommand,
     },
+    /// Find tools for a need, ranked and explained
+    Search(SearchArgs),
+    /// Measure retrieval quality on a JSONL tool set and query set
+    Eval(EvalArgs),
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    /// What the tool should do, in plain words, or a tool's name
+    query: String,
+    /// keyword (BM25), semantic (embeddings) or hybrid (both, fused; the default)
+    #[arg(long, value_enum)]
+    mode: Option<ModeArg>,
+    /// How many results at most (1..50)
+    #[arg(long, short = 'k', default_value_t = 10)]
+    k: usize,
+    /// Only tools of this category
+    #[arg(long)]
+    category: Option<String>,
+    /// The caller's situation (language, environment); shifts the ranking toward it
+    #[arg(long)]
+    context: Option<String>,
+    /// Include each tool's usage examples
+    #[arg(long)]
+    examples: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+    format: OutputFormat,
+    /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
+    #[arg(long, value_name = "DIR")]
+    models: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// Tools, one JSON object a line: id, name, description[, name_for_human, description_for_model]
+    #[arg(long, value_name = "FILE")]
+    tools: PathBuf,
+    /// Queries, one JSON object a line: qid, query, relevant (tool ids)
+    #[arg(long, value_name = "FILE")]
+    queries: PathBuf,
+    /// Which modes to measure
+    #[arg(long, value_enum, default_value_t = EvalMode::All)]
+    mode: EvalMode,
+    /// Measure a seeded random sample of this many queries
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Seed of the sample
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Print the report as JSON
+    #[arg(long)]
+    json: bool,
+    /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
+    #[arg(long, value_name = "DIR")]
+    models: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Keyword,
+    Semantic,
+    Hybrid,
+}
+
+impl From<ModeArg> for SearchMode {
+    fn from(m: ModeArg) -> SearchMode {
+        match m {
+            ModeArg::Keyword => SearchMode::Keyword,
+            ModeArg::Semantic => SearchMode::Semantic,
+            ModeArg::Hybrid => SearchMode::Hybrid,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EvalMode {
+    Keyword,
+    Semantic,
+    Hybrid,
+    All,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OutputFormat {
+    Json,
+    Markdown,
 }
 
 #[derive(Args)]
@@ -136,7 +227,110 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let config = Config::load(&flags)?;
             validate(&config, strict, format)
         }
+        Command::Search(args) => {
+            flags.models_dir = args.models.clone();
+            let config = Config::load(&flags)?;
+            search(&config, args)
+        }
+        Command::Eval(args) => {
+            flags.models_dir = args.models.clone();
+            let config = Config::load(&flags)?;
+            eval(&config, args)
+        }
     }
+}
+
+/// Loads the embedding model, or says why there is none.
+fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
+    OnnxEmbedder::load(&config.models_dir)
+        .map(|e| Arc::new(e) as Arc<dyn Embedder>)
+        .map_err(|e| e.to_string())
+}
+
+fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
+    let catalog = match Catalog::load(&config.catalog_dir) {
+        Ok((catalog, _)) => catalog,
+        Err(e) => return Err(toolscout::Error::from(e).into()),
+    };
+    let catalog = Arc::new(catalog);
+    let mut req = SearchRequest::new(args.query);
+    req.search_mode = args.mode.map(Into::into);
+    req.max_results = args.k;
+    req.category = args.category;
+    req.context = args.context;
+    req.include_examples = args.examples;
+    let req = match req.validated(&catalog) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    // Keyword mode needs no model; do not pay for loading one.
+    let embedder = if req.search_mode == Some(SearchMode::Keyword) {
+        Err("keyword mode requested".to_string())
+    } else {
+        load_embedder(config)
+    };
+    let engine = Engine::build(catalog, embedder, config.search.clone())?;
+    let response = match engine.search(&req) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for s in e.recovery_suggestions() {
+                eprintln!("  hint: {s}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+    };
+    match args.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&response)?),
+        OutputFormat::Markdown => print!("{}", toolscout::format::search_markdown(&response)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
+    let tools: Vec<toolscout::eval::EvalTool> = toolscout::eval::read_jsonl(&args.tools)?;
+    let queries: Vec<toolscout::eval::EvalQuery> = toolscout::eval::read_jsonl(&args.queries)?;
+    let queries = toolscout::eval::sample(queries, args.limit, args.seed);
+    let modes: Vec<SearchMode> = match args.mode {
+        EvalMode::Keyword => vec![SearchMode::Keyword],
+        EvalMode::Semantic => vec![SearchMode::Semantic],
+        EvalMode::Hybrid => vec![SearchMode::Hybrid],
+        EvalMode::All => vec![
+            SearchMode::Keyword,
+            SearchMode::Semantic,
+            SearchMode::Hybrid,
+        ],
+    };
+    let needs_model = modes.iter().any(|m| *m != SearchMode::Keyword);
+    let embedder = if needs_model {
+        load_embedder(config)
+    } else {
+        Err("keyword only".into())
+    };
+    if let (true, Err(reason)) = (needs_model, &embedder) {
+        anyhow::bail!("semantic modes need the embedding model: {reason}");
+    }
+    let build = std::time::Instant::now();
+    let engine = toolscout::eval::engine(&tools, embedder)?;
+    eprintln!(
+        "{} tools indexed in {:.2}s; {} queries",
+        tools.len(),
+        build.elapsed().as_secs_f64(),
+        queries.len()
+    );
+    let mut reports = Vec::new();
+    for mode in modes {
+        reports.push(toolscout::eval::run(&engine, &queries, mode)?);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        print!("{}", toolscout::eval::render(&reports));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn validate(config: &Config, strict: bool, format: Format) -> anyhow::Result<ExitCode> {
@@ -170,6 +364,17 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
         }
         Err(LoadError::Io(e)) => return Err(e.into()),
     };
+    // The model is optional: without it the server answers keyword searches and says why.
+    let embedder = load_embedder(&config);
+    if let Err(reason) = &embedder {
+        tracing::warn!(%reason, "semantic search unavailable; serving keyword search only");
+    }
+    let engine = Engine::build(Arc::new(catalog), embedder, config.search.clone())?;
+    tracing::info!(
+        build_ms = engine.snapshot().build_time.as_millis() as u64,
+        semantic = ?engine.snapshot().semantic_status,
+        "indexes built"
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -179,7 +384,7 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
             format!("cannot listen on {addr} (is another server using the port? try --addr)")
         })?;
         let local = listener.local_addr()?;
-        let state = AppState::new(config, catalog);
+        let state = AppState::new(config, engine);
         tracing::info!(
             addr = %local,
             tools = state.catalog.len(),

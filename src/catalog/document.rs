@@ -39,6 +39,8 @@ pub enum PassageKind {
     Summary,
     /// Keywords and tags as a phrase list.
     Keywords,
+    /// A chunk of the when-to-use guidance (long guidance is split into sentence groups).
+    Guidance,
     /// One example's use case and title.
     Example,
 }
@@ -48,6 +50,7 @@ impl PassageKind {
         match self {
             PassageKind::Summary => "summary",
             PassageKind::Keywords => "keywords",
+            PassageKind::Guidance => "guidance",
             PassageKind::Example => "example",
         }
     }
@@ -103,6 +106,14 @@ impl ToolDocument {
                 text: format!("{display}: {}", tool.search_keywords.join(", ")),
             });
         }
+        passages.extend(
+            chunk_sentences(&tool.when_to_use, GUIDANCE_CHUNK_WORDS)
+                .into_iter()
+                .map(|text| Passage {
+                    kind: PassageKind::Guidance,
+                    text,
+                }),
+        );
         passages.extend(tool.examples.iter().map(|e| Passage {
             kind: PassageKind::Example,
             text: format!("{}: {}", e.title, e.use_case),
@@ -119,6 +130,57 @@ impl ToolDocument {
             passages,
         }
     }
+}
+
+/// Guidance is embedded in chunks of about this many words: the model truncates long inputs
+/// and a long text's mean-pooled vector blurs its separate points.
+const GUIDANCE_CHUNK_WORDS: usize = 60;
+
+/// Groups sentences into chunks of at most about `max_words` words (a longer sentence is
+/// its own chunk).
+pub fn chunk_sentences(text: &str, max_words: usize) -> Vec<String> {
+    let mut chunks = Vec::new();
+    let mut current = String::new();
+    let mut words = 0;
+    for sentence in split_sentences(text) {
+        let n = sentence.split_whitespace().count();
+        if words > 0 && words + n > max_words {
+            chunks.push(std::mem::take(&mut current));
+            words = 0;
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(sentence);
+        words += n;
+    }
+    if !current.trim().is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
+/// Sentences: text up to '.', '!' or '?' followed by whitespace, or a line break.
+fn split_sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let end_mark = matches!(b, b'.' | b'!' | b'?')
+            && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+        if end_mark || b == b'\n' {
+            let s = text[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = i + 1;
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
 }
 
 /// Splits an identifier into lowercase words at camelCase humps, digits boundaries and any
@@ -178,5 +240,19 @@ mod tests {
             ["review", "requested"]
         );
         assert!(split_identifier("--").is_empty());
+    }
+
+    #[test]
+    fn chunks_sentences_by_words() {
+        let text = "One two three. Four five six! Seven eight nine ten? Eleven";
+        assert_eq!(
+            chunk_sentences(text, 6),
+            [
+                "One two three. Four five six!",
+                "Seven eight nine ten? Eleven"
+            ]
+        );
+        assert_eq!(chunk_sentences("", 6), Vec::<String>::new());
+        assert_eq!(chunk_sentences("v1.2 is out", 6), ["v1.2 is out"]);
     }
 }

@@ -1,8 +1,25 @@
-//! Sentence embeddings. For now: locating and checking the model files that
-//! `scripts/fetch-models` installs; the ONNX embedder arrives with hybrid search.
+//! Sentence embeddings: the [`Embedder`] trait the index and ranker code against, the model
+//! files that `scripts/fetch-models` installs ([`MODEL_FILES`], [`ModelStatus`]), and the ONNX
+//! implementation in [`onnx`]. Callers depend on the trait so tests and future models can swap
+//! the implementation without touching search code.
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+
+pub mod onnx;
+
+/// Turns texts into fixed-size, L2-normalised vectors, so cosine similarity is a dot product.
+///
+/// `Send + Sync` because one embedder is shared by every request handler.
+pub trait Embedder: Send + Sync {
+    /// Length of every vector `embed` returns.
+    fn dim(&self) -> usize;
+    /// Names the model; stored next to vectors so an index built by another model is detected.
+    fn model_id(&self) -> &str;
+    /// One vector per text, in the order given, each with L2 norm 1 (an empty slice gives an
+    /// empty result).
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, crate::error::Error>;
+}
 
 /// The files a semantic-search setup needs, relative to the models directory.
 pub const MODEL_FILES: [&str; 3] = ["model.onnx", "tokenizer.json", "libonnxruntime.so"];

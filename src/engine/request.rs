@@ -77,10 +77,26 @@ impl SearchRequest {
         if !violations.is_empty() {
             return Err(invalid(violations));
         }
-        let mut req: SearchRequest = serde_json::from_value(body.clone())
-            .map_err(|e| Error::Internal(format!("search request passed the schema but not serde: {e}")))?;
+        let blank = body
+            .get("query")
+            .and_then(Value::as_str)
+            .is_some_and(|q| q.trim().is_empty());
+        let mut req: SearchRequest = serde_json::from_value(body.clone()).map_err(|e| {
+            Error::Internal(format!(
+                "search request passed the schema but not serde: {e}"
+            ))
+        })?;
         req.query = req.query.trim().to_string();
-        req.context = req.context.map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+        req.context = req
+            .context
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty());
+        if blank {
+            violations.push(Violation {
+                pointer: "/query".into(),
+                message: "expected words to search for, found only whitespace".into(),
+            });
+        }
         violations.extend(req.check(catalog));
         if violations.is_empty() {
             Ok(req)
@@ -104,14 +120,22 @@ impl SearchRequest {
             if !known.contains_key(category.as_str()) {
                 let names: Vec<&str> = known.keys().copied().collect();
                 let close = crate::catalog::suggest(category, names.iter().copied());
-                let mut message = format!("expected one of {}, found \"{category}\"", names.join(", "));
+                let mut message =
+                    format!("expected one of {}, found \"{category}\"", names.join(", "));
                 if let Some(best) = close.first() {
                     message.push_str(&format!("; did you mean \"{best}\"?"));
                 }
-                out.push(Violation { pointer: "/category".into(), message });
+                out.push(Violation {
+                    pointer: "/category".into(),
+                    message,
+                });
             }
         }
-        if let Some(ComplexityRange { min: Some(min), max: Some(max) }) = self.filters.complexity_range {
+        if let Some(ComplexityRange {
+            min: Some(min),
+            max: Some(max),
+        }) = self.filters.complexity_range
+        {
             if min > max {
                 out.push(Violation {
                     pointer: "/filters/complexity_range".into(),
@@ -124,13 +148,17 @@ impl SearchRequest {
 }
 
 fn invalid(violations: Vec<Violation>) -> Error {
-    Error::Validation { what: "search request".into(), violations }
+    Error::Validation {
+        what: "search request".into(),
+        violations,
+    }
 }
 
 fn schema() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
     SCHEMA.get_or_init(|| {
-        let value: Value = serde_json::from_str(SEARCH_REQUEST_SCHEMA).expect("embedded schema is JSON");
+        let value: Value =
+            serde_json::from_str(SEARCH_REQUEST_SCHEMA).expect("embedded schema is JSON");
         Schema::compile(&value).expect("embedded search schema compiles")
     })
 }

@@ -119,9 +119,12 @@ pub struct ScoreDetails {
     pub bm25: Option<f64>,
     /// BM25 mapped to 0..1.
     pub keyword: f64,
-    /// Best cosine between the query and the tool's passages (absent in keyword mode).
+    /// The tool's cosine to the query (absent in keyword mode): `rank::SUMMARY_SHARE` of
+    /// the summary's cosine plus the rest of the best other passage's.
     pub cosine: Option<f64>,
-    /// Which passage matched best (summary, keywords, guidance, example).
+    pub cosine_summary: Option<f64>,
+    pub cosine_passage: Option<f64>,
+    /// Which other passage matched best (keywords, guidance, example, or summary).
     pub matched_passage: Option<String>,
     /// Cosine mapped to 0..1.
     pub semantic: f64,

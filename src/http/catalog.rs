@@ -3,6 +3,7 @@
 use super::envelope::ApiError;
 use super::AppState;
 use crate::error::{Error, Violation};
+use crate::index::snapshot::SemanticStatus;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use serde_json::{json, Value};
@@ -14,6 +15,12 @@ const DEFAULT_PER_PAGE: usize = 20;
 /// Liveness plus what an operator needs to know at a glance.
 pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
     let models = &state.models;
+    let semantic = match &state.engine.snapshot().semantic_status {
+        SemanticStatus::Available { model_id, vectors } => {
+            json!({ "available": true, "model": model_id, "vectors": vectors })
+        }
+        SemanticStatus::Unavailable { reason } => json!({ "available": false, "reason": reason }),
+    };
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
@@ -27,6 +34,13 @@ pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
             "files_present": models.present,
             "missing": models.missing,
         },
+        "semantic_search": semantic,
+        "search_modes": if state.engine.snapshot().semantic_status.is_available() {
+            json!(["hybrid", "semantic", "keyword"])
+        } else {
+            json!(["keyword"])
+        },
+        "cache": { "entries": state.engine.cache_entries() },
     }))
 }
 

@@ -3,7 +3,9 @@
 //! on an ephemeral port exactly as `toolscout serve` does.
 
 mod catalog;
+mod discovery;
 mod envelope;
+mod json;
 mod middleware;
 
 pub use envelope::ApiError;
@@ -11,7 +13,8 @@ pub use envelope::ApiError;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::embed::ModelStatus;
-use axum::routing::get;
+use crate::engine::Engine;
+use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,16 +24,19 @@ use std::time::Instant;
 pub struct AppState {
     pub config: Arc<Config>,
     pub catalog: Arc<Catalog>,
+    pub engine: Arc<Engine>,
     pub models: Arc<ModelStatus>,
     pub started: Instant,
 }
 
 impl AppState {
-    pub fn new(config: Config, catalog: Catalog) -> AppState {
+    pub fn new(config: Config, engine: Engine) -> AppState {
         let models = ModelStatus::inspect(&config.models_dir);
+        let catalog = engine.snapshot().catalog.clone();
         AppState {
             config: Arc::new(config),
-            catalog: Arc::new(catalog),
+            catalog,
+            engine: Arc::new(engine),
             models: Arc::new(models),
             started: Instant::now(),
         }
@@ -42,6 +48,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/health"),
     ("GET", "/catalog/tools"),
     ("GET", "/catalog/tools/{id}"),
+    ("POST", "/search"),
 ];
 
 /// The complete router with its middleware.
@@ -51,6 +58,7 @@ pub fn app(state: AppState) -> Router {
         .route("/health", get(catalog::health))
         .route("/catalog/tools", get(catalog::list_tools))
         .route("/catalog/tools/{id}", get(catalog::get_tool))
+        .route("/search", post(discovery::search))
         .fallback(envelope::route_not_found)
         .method_not_allowed_fallback(envelope::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(

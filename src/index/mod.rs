@@ -1,1 +1,9 @@
-//! Search indexes (being built): vector and keyword.
+//! Search indexes over a catalog: `vector` (HNSW over passage embeddings) and `keyword`
+//! (tantivy BM25 over per-field tool text). Both are built once and shared read-only; both
+//! speak in tool ordinals (positions in the catalog), never ids.
+
+pub mod keyword;
+pub mod snapshot;
+#[doc(hidden)]
+pub mod synthetic;
+pub mod vector;

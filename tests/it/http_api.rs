@@ -33,7 +33,16 @@ async fn health_reports_catalog_and_models() {
         "{body}"
     );
     assert_eq!(body["catalog"]["version"].as_str().unwrap().len(), 16);
-    assert!(body["models"]["files_present"].is_boolean());
+    assert_eq!(body["models"]["files_present"], false);
+    assert_eq!(body["semantic_search"]["available"], false);
+    assert!(
+        body["semantic_search"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("nonexistent-models-dir"),
+        "{body}"
+    );
+    assert_eq!(body["search_modes"], serde_json::json!(["keyword"]));
     assert!(body["uptime_seconds"].is_u64());
 }
 
@@ -293,6 +302,10 @@ async fn serves_from_any_working_directory() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(body["catalog"]["size"].as_u64().unwrap() >= 73, "{body}");
+    assert_eq!(
+        body["semantic_search"]["available"], true,
+        "the model is found too: {body}"
+    );
 }
 
 #[tokio::test]
@@ -313,5 +326,134 @@ async fn response_bodies_snapshot() {
         ".catalog.version" => "[version]",
         ".version" => "[version]",
         ".models" => "[models]",
+        ".semantic_search.reason" => "[reason]",
     });
+}
+
+async fn post(
+    server: &Server,
+    path: &str,
+    content_type: &str,
+    body: impl Into<reqwest::Body>,
+) -> (u16, Value) {
+    let resp = client()
+        .post(server.url(path))
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn search_endpoint_with_the_real_model() {
+    let server = Server::start_with_model(&shipped_catalog(), &[]);
+    let (_, _, health) = get(&server, "/health").await;
+    assert_eq!(health["semantic_search"]["available"], true, "{health}");
+    let (status, body) = post(
+        &server,
+        "/search",
+        "application/json",
+        r#"{"query": "find where a function is called", "max_results": 3}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["success"], true);
+    assert_eq!(body["metadata"]["search_mode_used"], "hybrid");
+    let results = body["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 3);
+    assert!(
+        results
+            .iter()
+            .any(|r| r["tool_id"] == "lsp_call_hierarchy" || r["tool_id"] == "lsp_find_references"),
+        "{body}"
+    );
+    assert!(results[0]["score_details"]["cosine"].is_number());
+
+    // The same request through the engine gives the same ranking.
+    let (_, again) = post(
+        &server,
+        "/search",
+        "application/json",
+        r#"{"query": "find where a function is called", "max_results": 3}"#,
+    )
+    .await;
+    assert_eq!(again["metadata"]["cache_hit"], true);
+    assert_eq!(
+        again["results"][0]["tool_id"],
+        body["results"][0]["tool_id"]
+    );
+}
+
+#[tokio::test]
+async fn search_endpoint_rejects_bad_bodies_with_the_envelope() {
+    let server = Server::start(&shipped_catalog(), &["--max-body-bytes", "2048"]);
+    let (status, body) = post(
+        &server,
+        "/search",
+        "application/json",
+        r#"{"query": "grep""#,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["error_code"], "VALIDATION_FAILED");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 1 column"),
+        "{body}"
+    );
+
+    let (status, body) = post(&server, "/search", "text/plain", r#"{"query": "grep"}"#).await;
+    assert_eq!(status, 415);
+    assert_eq!(body["error"]["error_code"], "UNSUPPORTED_MEDIA_TYPE");
+
+    let big = format!(r#"{{"query": "{}"}}"#, "a".repeat(4096));
+    let (status, body) = post(&server, "/search", "application/json", big).await;
+    assert_eq!(status, 413);
+    assert_eq!(body["error"]["error_code"], "PAYLOAD_TOO_LARGE");
+    assert_eq!(body["error"]["context"]["parameters"]["limit_bytes"], 2048);
+
+    let (status, body) = post(
+        &server,
+        "/search",
+        "application/json",
+        r#"{"query": "", "max_results": 99}"#,
+    )
+    .await;
+    assert_eq!(status, 400);
+    let pointers: Vec<&str> = body["error"]["context"]["parameters"]["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(pointers, ["/max_results", "/query"], "{body}");
+
+    // Keyword fallback is announced, never hidden.
+    let (status, body) = post(
+        &server,
+        "/search",
+        "application/json",
+        r#"{"query": "grep source code"}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["metadata"]["search_mode_used"], "keyword");
+    assert!(body["metadata"]["hints"][0]
+        .as_str()
+        .unwrap()
+        .contains("semantic search is unavailable"));
+    let (status, body) = post(
+        &server,
+        "/search",
+        "application/json",
+        r#"{"query": "grep", "search_mode": "semantic"}"#,
+    )
+    .await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["error_code"], "MODEL_UNAVAILABLE");
 }

@@ -3,5 +3,7 @@
 mod common;
 
 mod catalog_validate;
+mod eval;
 mod http_api;
+mod search;
 mod server;

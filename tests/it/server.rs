@@ -13,9 +13,16 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts the binary with `serve --addr 127.0.0.1:0` plus `args`, and waits for it to
-    /// print its address.
+    /// Starts the binary with `serve --addr 127.0.0.1:0` plus `args`, without the embedding
+    /// model (keyword search only, fast to start), and waits for it to print its address.
     pub fn start(catalog: &Path, args: &[&str]) -> Server {
+        let mut all = vec!["--models", "/nonexistent-models-dir"];
+        all.extend_from_slice(args);
+        Server::start_with_model(catalog, &all)
+    }
+
+    /// Like `start`, with the embedding model found as the binary finds it by default.
+    pub fn start_with_model(catalog: &Path, args: &[&str]) -> Server {
         let mut child = Command::new(super::common::toolscout_bin())
             .args([
                 "--catalog",
@@ -27,6 +34,7 @@ impl Server {
             .args(args)
             .env_remove("TOOLSCOUT_AUTH_TOKEN")
             .env_remove("TOOLSCOUT_ADDR")
+            .env_remove("TOOLSCOUT_MODELS_DIR")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -46,8 +54,8 @@ impl Server {
             }
         });
         let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("server printed its address within 60 s");
+            .recv_timeout(Duration::from_secs(300))
+            .expect("server printed its address within 300 s");
         let base = line
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("unexpected first line: {line}"))

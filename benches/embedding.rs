@@ -1,0 +1,85 @@
+//! Embedding speed: the latency of one short query (what a search request pays) and the
+//! throughput of embedding 200 catalog-like texts (what building the index pays), reported by
+//! criterion in texts/s. Needs the model files: `make models`.
+//!
+//! Run: `cargo bench --bench embedding -- --warm-up-time 1 --measurement-time 5`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use std::path::Path;
+use toolscout::embed::onnx::OnnxEmbedder;
+use toolscout::embed::Embedder;
+
+const CATALOG_TEXTS: usize = 200;
+
+/// 200 texts shaped like what the index embeds: the real catalog's tool descriptions, search
+/// keywords and parameter descriptions, cycled if the catalog has fewer. Read straight from the
+/// JSON files so the bench does not depend on the catalog module's API.
+fn catalog_texts(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    // Sorted so every run embeds the same texts in the same order.
+    files.sort();
+    let mut texts = Vec::new();
+    for file in files {
+        let Ok(raw) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Ok(tool) = serde_json::from_str::<serde_json::Value>(&raw) else {
+            continue;
+        };
+        let field = |key: &str| tool[key].as_str().unwrap_or_default().to_string();
+        texts.push(format!("{}: {}", field("name"), field("description")));
+        if let Some(keywords) = tool["search_keywords"].as_array() {
+            let words: Vec<&str> = keywords.iter().filter_map(|k| k.as_str()).collect();
+            texts.push(words.join("; "));
+        }
+        for param in tool["parameters"].as_array().into_iter().flatten() {
+            if let Some(d) = param["description"].as_str() {
+                texts.push(d.to_string());
+            }
+        }
+    }
+    if texts.is_empty() {
+        texts.push("search source files for lines matching a regular expression".into());
+    }
+    texts.iter().cycle().take(CATALOG_TEXTS).cloned().collect()
+}
+
+fn embedding(c: &mut Criterion) {
+    let models = toolscout::config::default_dir("models");
+    let embedder = OnnxEmbedder::load(&models)
+        .unwrap_or_else(|e| panic!("{e} (models dir {})", models.display()));
+
+    c.bench_function("embed/single_query", |b| {
+        b.iter(|| {
+            embedder
+                .embed(black_box(&["search code for a regex"]))
+                .unwrap()
+        })
+    });
+
+    let texts = catalog_texts(&toolscout::config::default_dir("catalog"));
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut group = c.benchmark_group("embed/catalog");
+    group.throughput(Throughput::Elements(refs.len() as u64));
+    // One iteration is over a second: criterion's minimum of 10 samples keeps the run short.
+    group.sample_size(10);
+    group.bench_function("200_texts", |b| {
+        b.iter(|| embedder.embed(black_box(&refs)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, embedding);
+criterion_main!(benches);

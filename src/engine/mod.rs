@@ -1,0 +1,136 @@
+//! The engine: the one API every transport calls (search now; recommend and compare build on
+//! it). It owns the current snapshot, the response cache and the query-embedding cache.
+//! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
+
+mod request;
+mod response;
+mod search;
+mod suggest;
+
+pub use request::{ComplexityRange, Filters, SearchRequest, SEARCH_REQUEST_SCHEMA};
+pub use response::{
+    ConfidenceLevel, ParameterInfo, PerformanceInfo, ScoreDetails, SearchMetadata, SearchMode,
+    SearchResponse, ToolSearchResult,
+};
+
+use crate::catalog::Catalog;
+use crate::config::SearchConfig;
+use crate::embed::Embedder;
+use crate::error::Result;
+use crate::index::snapshot::Snapshot;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Version of the ranking algorithm, reported in every response; bump on any change that
+/// can reorder results.
+pub const ALGORITHM_VERSION: &str = "hybrid-ramp-1";
+
+pub struct Engine {
+    snapshot: Arc<Snapshot>,
+    config: SearchConfig,
+    responses: moka::sync::Cache<String, Arc<SearchResponse>>,
+    query_vectors: moka::sync::Cache<String, Arc<Vec<f32>>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("snapshot", &self.snapshot)
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Builds the snapshot of `catalog` and an engine over it. `embedder` is the loaded
+    /// model, or why there is none.
+    pub fn build(
+        catalog: Arc<Catalog>,
+        embedder: std::result::Result<Arc<dyn Embedder>, String>,
+        config: SearchConfig,
+    ) -> Result<Engine> {
+        let snapshot = Snapshot::build(catalog, embedder)?;
+        Ok(Engine::with_snapshot(Arc::new(snapshot), config))
+    }
+
+    pub fn with_snapshot(snapshot: Arc<Snapshot>, config: SearchConfig) -> Engine {
+        let responses = moka::sync::Cache::builder()
+            .max_capacity(if config.cache_enabled {
+                config.cache_size
+            } else {
+                0
+            })
+            .time_to_live(Duration::from_secs(config.cache_ttl.max(1)))
+            .build();
+        let query_vectors = moka::sync::Cache::builder()
+            .max_capacity(if config.cache_enabled {
+                config.cache_size
+            } else {
+                0
+            })
+            .build();
+        Engine {
+            snapshot,
+            config,
+            responses,
+            query_vectors,
+        }
+    }
+
+    pub fn snapshot(&self) -> &Arc<Snapshot> {
+        &self.snapshot
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.snapshot.catalog
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Fraction of response-cache lookups that hit, since start.
+    pub fn cache_entries(&self) -> u64 {
+        self.responses.entry_count()
+    }
+
+    /// Embeds many query texts in batches and caches them (eval and benchmarks).
+    pub fn prime_query_vectors(&self, texts: &[&str]) -> Result<()> {
+        let Some(semantic) = &self.snapshot.semantic else {
+            return Ok(());
+        };
+        for chunk in texts.chunks(64) {
+            let vectors = semantic.embedder.embed(chunk)?;
+            for (t, v) in chunk.iter().zip(vectors) {
+                self.query_vectors.insert(t.to_string(), Arc::new(v));
+            }
+        }
+        Ok(())
+    }
+
+    /// Search without the response cache (the query-vector cache still applies).
+    pub fn search_fresh(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let start = std::time::Instant::now();
+        let mut response = self.search_uncached(req)?;
+        response.execution_time = start.elapsed().as_secs_f64();
+        Ok(response)
+    }
+
+    /// The query's embedding, cached by text.
+    fn embed_query(&self, text: &str) -> Result<Option<Arc<Vec<f32>>>> {
+        let Some(semantic) = &self.snapshot.semantic else {
+            return Ok(None);
+        };
+        if let Some(v) = self.query_vectors.get(text) {
+            return Ok(Some(v));
+        }
+        let v =
+            semantic.embedder.embed(&[text])?.pop().ok_or_else(|| {
+                crate::error::Error::Internal("embedder returned no vector".into())
+            })?;
+        let v = Arc::new(v);
+        if self.config.cache_enabled {
+            self.query_vectors.insert(text.to_string(), v.clone());
+        }
+        Ok(Some(v))
+    }
+}

@@ -1,0 +1,402 @@
+//! `Engine::search`: cache, mode choice, candidates from both indexes under the request's
+//! filters, evidence, ranking (pure, in `rank`), threshold, and the explained response.
+
+use super::request::SearchRequest;
+use super::response::*;
+use super::{Engine, ALGORITHM_VERSION};
+use crate::catalog::{ToolRecord, ToolType};
+use crate::error::{Error, Result};
+use crate::rank::{self, Evidence, Ranked, Weights};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Up to this many tools, both indexes score every tool (exact); above it, each index
+/// proposes candidates and the union is rescored.
+const EXHAUSTIVE_LIMIT: usize = 5_000;
+/// Candidates each index proposes on large catalogs, per requested result.
+const CANDIDATES_PER_RESULT: usize = 10;
+const MIN_CANDIDATES: usize = 100;
+/// Alternatives listed per hit.
+const MAX_ALTERNATIVES: usize = 5;
+
+impl Engine {
+    /// Answers a validated search request.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let start = Instant::now();
+        let key = format!(
+            "{}|{}",
+            self.catalog().version(),
+            serde_json::to_string(req).map_err(|e| Error::Internal(e.to_string()))?
+        );
+        if self.config.cache_enabled {
+            if let Some(hit) = self.responses.get(&key) {
+                let mut response = (*hit).clone();
+                response.metadata.cache_hit = true;
+                response.execution_time = start.elapsed().as_secs_f64();
+                response.timestamp = crate::time::now_rfc3339();
+                return Ok(response);
+            }
+        }
+        let mut response = self.search_uncached(req)?;
+        response.execution_time = start.elapsed().as_secs_f64();
+        if self.config.cache_enabled {
+            self.responses.insert(key, Arc::new(response.clone()));
+        }
+        Ok(response)
+    }
+
+    pub(super) fn search_uncached(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let snap = &self.snapshot;
+        let tools = snap.catalog.tools();
+        let mut hints = Vec::new();
+        let requested = req
+            .search_mode
+            .unwrap_or(match self.config.default_search_mode.as_str() {
+                "semantic" => SearchMode::Semantic,
+                "keyword" => SearchMode::Keyword,
+                _ => SearchMode::Hybrid,
+            });
+        let mode = match (&snap.semantic_status, requested) {
+            (
+                crate::index::snapshot::SemanticStatus::Unavailable { reason },
+                SearchMode::Semantic,
+            ) => {
+                return Err(Error::ModelUnavailable {
+                    reason: reason.clone(),
+                });
+            }
+            (
+                crate::index::snapshot::SemanticStatus::Unavailable { reason },
+                SearchMode::Hybrid,
+            ) => {
+                hints.push(format!(
+                    "semantic search is unavailable ({reason}); results come from keyword search only"
+                ));
+                SearchMode::Keyword
+            }
+            (_, m) => m,
+        };
+        let max_results = req.max_results.min(self.config.max_results_limit);
+        let allowed: Vec<bool> = tools.iter().map(|t| self.passes_filters(t, req)).collect();
+        let allow = |o: u32| allowed.get(o as usize).copied().unwrap_or(false);
+        let allowed_count = allowed.iter().filter(|a| **a).count();
+
+        let exhaustive = tools.len() <= EXHAUSTIVE_LIMIT;
+        let k = if exhaustive {
+            tools.len()
+        } else {
+            (max_results * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES)
+        };
+
+        // Evidence per ordinal, filled by each index.
+        let mut evidence: HashMap<u32, Evidence> = HashMap::new();
+        let mut matched: HashMap<u32, Vec<(String, String)>> = HashMap::new();
+        if mode != SearchMode::Semantic {
+            for (rank, hit) in snap
+                .keyword
+                .search(&req.query, k, Some(&allow))
+                .into_iter()
+                .enumerate()
+            {
+                let e = evidence.entry(hit.ordinal).or_insert_with(|| Evidence {
+                    ordinal: hit.ordinal,
+                    ..Evidence::default()
+                });
+                e.bm25 = Some(hit.bm25 as f64);
+                e.keyword_rank = Some(rank + 1);
+                matched.insert(hit.ordinal, hit.matched);
+            }
+        }
+        let query_vector = if mode != SearchMode::Keyword {
+            self.embed_query(&req.query)?
+        } else {
+            None
+        };
+        if let (Some(q), Some(sem)) = (&query_vector, &snap.semantic) {
+            // Candidates from both vector indexes, plus the keyword candidates in hybrid mode
+            // (so every fused tool has both kinds of evidence), then exact scores for all.
+            let mut candidates: Vec<u32> = evidence.keys().copied().collect();
+            for hit in sem.summaries.search(q, k, Some(&allow))? {
+                candidates.push(hit.owner);
+            }
+            for hit in sem.passages.search(q, k, Some(&allow))? {
+                candidates.push(hit.owner);
+            }
+            candidates.sort_unstable();
+            candidates.dedup();
+            let summaries = sem.summaries.score_owners(q, &candidates)?;
+            let passages = sem.passages.score_owners(q, &candidates)?;
+            for ((&o, s), p) in candidates.iter().zip(summaries).zip(passages) {
+                let e = evidence.entry(o).or_insert_with(|| Evidence {
+                    ordinal: o,
+                    ..Evidence::default()
+                });
+                e.cosine_summary = s.map(|h| h.cosine as f64);
+                e.cosine_passage = p.map(|h| h.cosine as f64);
+                e.matched_passage = p
+                    .and_then(|h| sem.passage_kinds.get(h.vector as usize))
+                    .map(|k| k.as_str().to_string());
+            }
+            let mut by_cosine: Vec<(f64, u32)> = evidence
+                .values()
+                .filter_map(|e| {
+                    rank::blend_cosine(e.cosine_summary, e.cosine_passage).map(|c| (c, e.ordinal))
+                })
+                .collect();
+            by_cosine.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (i, (_, o)) in by_cosine.into_iter().enumerate() {
+                if let Some(e) = evidence.get_mut(&o) {
+                    e.semantic_rank = Some(i + 1);
+                }
+            }
+        }
+        let exact = snap.exact(&req.query).filter(|&o| allow(o));
+        if let Some(o) = exact {
+            evidence
+                .entry(o)
+                .or_insert_with(|| Evidence {
+                    ordinal: o,
+                    ..Evidence::default()
+                })
+                .exact_match = true;
+        }
+        let has_context = req.context.is_some();
+        if let Some(context) = &req.context {
+            let ordinals: Vec<u32> = evidence.keys().copied().collect();
+            match (&snap.semantic, mode) {
+                (Some(sem), SearchMode::Semantic | SearchMode::Hybrid) => {
+                    if let Some(cv) = self.embed_query(context)? {
+                        let summaries = sem.summaries.score_owners(&cv, &ordinals)?;
+                        let passages = sem.passages.score_owners(&cv, &ordinals)?;
+                        for ((o, s), p) in ordinals.iter().zip(summaries).zip(passages) {
+                            if let Some(e) = evidence.get_mut(o) {
+                                e.context_cosine = rank::blend_cosine(
+                                    s.map(|h| h.cosine as f64),
+                                    p.map(|h| h.cosine as f64),
+                                );
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    for hit in snap.keyword.search(context, tools.len(), Some(&allow)) {
+                        if let Some(e) = evidence.get_mut(&hit.ordinal) {
+                            e.context_bm25 = Some(hit.bm25 as f64);
+                        }
+                    }
+                }
+            }
+        }
+
+        let mut evidence: Vec<Evidence> = evidence.into_values().collect();
+        evidence.sort_by_key(|e| e.ordinal);
+        let weights = Weights {
+            semantic: self.config.semantic_weight,
+            keyword: self.config.keyword_weight,
+            context: self.config.context_weight,
+        };
+        let ranked = rank::rank(&evidence, mode, weights, has_context);
+        let matching: Vec<&Ranked> = ranked.iter().filter(|r| r.score > 0.0).collect();
+        let threshold = self.config.similarity_threshold;
+        let above: Vec<&Ranked> = matching
+            .iter()
+            .copied()
+            .filter(|r| r.score >= threshold || r.details.exact_match)
+            .collect();
+        let below_threshold = matching.len() - above.len();
+
+        let mut category_breakdown = BTreeMap::new();
+        for r in &above {
+            *category_breakdown
+                .entry(tools[r.ordinal as usize].category.clone())
+                .or_insert(0) += 1;
+        }
+        let shown: Vec<&Ranked> = above.iter().copied().take(max_results).collect();
+        let results: Vec<ToolSearchResult> = shown
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let next = above.get(i + 1).map(|n| n.score);
+                let empty = Vec::new();
+                let m = matched.get(&r.ordinal).unwrap_or(&empty);
+                self.result(r, next, m, req, &ranked)
+            })
+            .collect();
+
+        let no_good_match = if results.is_empty() {
+            Some(if allowed_count == 0 {
+                "no tool in the catalog passes the given category, type and filters".to_string()
+            } else if matching.is_empty() {
+                "no tool matched any word or meaning of the query".to_string()
+            } else {
+                let best = matching[0].score;
+                format!(
+                    "the best match, {}, scored {best:.2}, below the similarity threshold {threshold:.2}",
+                    tools[matching[0].ordinal as usize].tool_id
+                )
+            })
+        } else {
+            None
+        };
+        if allowed_count < tools.len()
+            && (results.len() < max_results.min(3) || no_good_match.is_some())
+        {
+            hints.push(format!(
+                "filters leave {allowed_count} of {} tools; removing category, tool_type or filters widens the search",
+                tools.len()
+            ));
+        }
+        if below_threshold > 0 && results.len() < max_results {
+            hints.push(format!("{below_threshold} weaker matches scored below the similarity threshold {threshold:.2} and are not shown"));
+        }
+        let query_suggestions = if self.config.enable_query_suggestions {
+            self.suggestions(req, exact, &ranked, results.len())
+        } else {
+            Vec::new()
+        };
+        Ok(SearchResponse {
+            success: true,
+            query: req.query.clone(),
+            results,
+            total_results: above.len(),
+            execution_time: 0.0,
+            query_suggestions,
+            category_breakdown,
+            timestamp: crate::time::now_rfc3339(),
+            metadata: SearchMetadata {
+                search_mode_used: mode,
+                cache_hit: false,
+                algorithm_version: ALGORITHM_VERSION,
+                total_catalog_size: tools.len(),
+                catalog_version: snap.catalog.version().to_string(),
+                similarity_threshold: threshold,
+                below_threshold,
+                no_good_match,
+                hints,
+            },
+        })
+    }
+
+    /// Whether a tool passes the request's category, type and filters.
+    fn passes_filters(&self, t: &ToolRecord, req: &SearchRequest) -> bool {
+        if req.category.as_ref().is_some_and(|c| &t.category != c) {
+            return false;
+        }
+        if req.tool_type.is_some_and(|ty: ToolType| t.tool_type != ty) {
+            return false;
+        }
+        let f = &req.filters;
+        if let Some(range) = f.complexity_range {
+            if range.min.is_some_and(|m| t.complexity_score < m)
+                || range.max.is_some_and(|m| t.complexity_score > m)
+            {
+                return false;
+            }
+        }
+        if f.has_examples == Some(true) && t.examples.is_empty() {
+            return false;
+        }
+        if f.has_examples == Some(false) && !t.examples.is_empty() {
+            return false;
+        }
+        if f.performance_tier.is_some_and(|p| t.performance_tier != p) {
+            return false;
+        }
+        if f.recent_only == Some(true) {
+            let cutoff = time::OffsetDateTime::now_utc()
+                - time::Duration::days(self.config.recent_days as i64);
+            match crate::time::parse_rfc3339(&t.updated_at) {
+                Some(updated) if updated >= cutoff => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// One explained hit.
+    fn result(
+        &self,
+        r: &Ranked,
+        next_score: Option<f64>,
+        matched: &[(String, String)],
+        req: &SearchRequest,
+        ranked: &[Ranked],
+    ) -> ToolSearchResult {
+        let tools = self.catalog().tools();
+        let t = &tools[r.ordinal as usize];
+        let mut alternatives: Vec<String> = t
+            .similar_tools
+            .iter()
+            .take(MAX_ALTERNATIVES)
+            .cloned()
+            .collect();
+        // Nearest neighbours in this ranking fill the remaining places.
+        for other in ranked
+            .iter()
+            .filter(|o| o.ordinal != r.ordinal && o.score > 0.0)
+        {
+            if alternatives.len() >= MAX_ALTERNATIVES {
+                break;
+            }
+            let id = &tools[other.ordinal as usize].tool_id;
+            if !alternatives.contains(id) {
+                alternatives.push(id.clone());
+            }
+        }
+        ToolSearchResult {
+            tool_id: t.tool_id.clone(),
+            name: t.name.clone(),
+            description: t.description.clone(),
+            similarity_score: round4(r.score),
+            confidence_level: rank::confidence(r, next_score),
+            match_reasons: rank::match_reasons(r, matched, req.context.is_some()),
+            parameters: t
+                .parameters
+                .iter()
+                .map(|p| ParameterInfo {
+                    name: p.name.clone(),
+                    kind: p.kind.clone(),
+                    required: p.required,
+                    description: p.description.clone(),
+                    default_value: p.default_value.clone(),
+                })
+                .collect(),
+            examples: req.include_examples.then(|| t.examples.clone()),
+            alternatives,
+            complexity_score: t.complexity_score,
+            when_to_use: t.when_to_use.clone(),
+            performance_characteristics: PerformanceInfo {
+                performance_tier: t.performance_tier,
+                reliability_score: t.reliability_score,
+                popularity_score: t.popularity_score,
+                executable: t.is_executable(),
+            },
+            category: t.category.clone(),
+            tool_type: t.tool_type,
+            last_updated: t.updated_at.clone(),
+            score_details: round_details(&r.details),
+        }
+    }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn round_details(d: &ScoreDetails) -> ScoreDetails {
+    ScoreDetails {
+        bm25: d.bm25.map(round4),
+        keyword: round4(d.keyword),
+        cosine: d.cosine.map(round4),
+        cosine_summary: d.cosine_summary.map(round4),
+        cosine_passage: d.cosine_passage.map(round4),
+        matched_passage: d.matched_passage.clone(),
+        semantic: round4(d.semantic),
+        context: round4(d.context),
+        exact_match: d.exact_match,
+        fused: round4(d.fused),
+        keyword_rank: d.keyword_rank,
+        semantic_rank: d.semantic_rank,
+    }
+}

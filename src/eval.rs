@@ -1,0 +1,271 @@
+//! Retrieval-quality harness: builds an in-memory catalog from a JSONL tool set, runs every
+//! query through `Engine::search` in each mode, and reports Recall@1, Recall@5, NDCG@5 and
+//! MRR@10 (binary relevance). Used by `toolscout eval` and by the regression-floor test.
+
+use crate::catalog::{Catalog, PerformanceTier, ToolRecord, ToolType};
+use crate::config::SearchConfig;
+use crate::embed::Embedder;
+use crate::engine::{Engine, SearchMode, SearchRequest};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One tool of an eval set (the MetaTool layout: `id`, `name`, `description`, optional
+/// `name_for_human` and `description_for_model`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct EvalTool {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    #[serde(default)]
+    pub name_for_human: Option<String>,
+    #[serde(default)]
+    pub description_for_model: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct EvalQuery {
+    pub qid: String,
+    pub query: String,
+    pub relevant: Vec<String>,
+}
+
+/// Metrics of one mode, in percent.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeReport {
+    pub mode: SearchMode,
+    pub queries: usize,
+    pub recall_at_1: f64,
+    pub recall_at_5: f64,
+    pub ndcg_at_5: f64,
+    pub mrr_at_10: f64,
+    pub queries_per_second: f64,
+}
+
+/// Reads a JSONL file, naming the line of any malformed record.
+pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| Error::Validation {
+                what: format!("{} line {}", path.display(), i + 1),
+                violations: vec![crate::error::Violation {
+                    pointer: String::new(),
+                    message: e.to_string(),
+                }],
+            })
+        })
+        .collect()
+}
+
+/// The eval tools as catalog records: the description is the description, the
+/// model-facing description is the when-to-use guidance, the human name an alias.
+pub fn to_records(tools: &[EvalTool]) -> Vec<ToolRecord> {
+    tools
+        .iter()
+        .map(|t| ToolRecord {
+            tool_id: t.id.clone(),
+            name: t.name.clone(),
+            aliases: t
+                .name_for_human
+                .iter()
+                .filter(|h| **h != t.name)
+                .cloned()
+                .collect(),
+            description: t.description.clone(),
+            category: "eval".into(),
+            tool_type: ToolType::ThirdParty,
+            version: "0".into(),
+            author: None,
+            license: None,
+            repository_url: None,
+            documentation_url: None,
+            complexity_score: 0.5,
+            popularity_score: 0.5,
+            reliability_score: 0.5,
+            performance_tier: PerformanceTier::Balanced,
+            search_keywords: Vec::new(),
+            semantic_tags: Vec::new(),
+            parameters: Vec::new(),
+            input_schema: serde_json::json!({"type": "object", "properties": {}}),
+            return_schema: None,
+            execution: None,
+            examples: Vec::new(),
+            when_to_use: t.description_for_model.clone().unwrap_or_default(),
+            usage_patterns: Vec::new(),
+            similar_tools: Vec::new(),
+            complementary_tools: Vec::new(),
+            prerequisite_tools: Vec::new(),
+            usage_stats: None,
+            created_at: "1970-01-01T00:00:00Z".into(),
+            updated_at: "1970-01-01T00:00:00Z".into(),
+        })
+        .collect()
+}
+
+/// A deterministic sample of `limit` queries (all of them when `limit` is None).
+pub fn sample(mut queries: Vec<EvalQuery>, limit: Option<usize>, seed: u64) -> Vec<EvalQuery> {
+    let Some(limit) = limit else {
+        return queries;
+    };
+    let mut state = seed;
+    for i in (1..queries.len()).rev() {
+        let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
+        queries.swap(i, j);
+    }
+    queries.truncate(limit);
+    queries
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Builds the engine for an eval set: no threshold, no response cache.
+pub fn engine(
+    tools: &[EvalTool],
+    embedder: std::result::Result<Arc<dyn Embedder>, String>,
+) -> Result<Engine> {
+    let catalog = Catalog::from_tools("eval".into(), to_records(tools));
+    let config = SearchConfig {
+        similarity_threshold: 0.0,
+        cache_size: 100_000,
+        ..SearchConfig::default()
+    };
+    let engine = Engine::build(Arc::new(catalog), embedder, config)?;
+    Ok(engine)
+}
+
+/// Runs every query in `mode` and scores the rankings.
+pub fn run(engine: &Engine, queries: &[EvalQuery], mode: SearchMode) -> Result<ModeReport> {
+    if mode != SearchMode::Keyword {
+        let texts: Vec<&str> = queries.iter().map(|q| q.query.as_str()).collect();
+        engine.prime_query_vectors(&texts)?;
+    }
+    let start = Instant::now();
+    let (mut r1, mut r5, mut ndcg, mut mrr) = (0.0, 0.0, 0.0, 0.0);
+    for q in queries {
+        let mut req = SearchRequest::new(q.query.clone());
+        req.search_mode = Some(mode);
+        req.max_results = 10;
+        let response = engine.search_fresh(&req)?;
+        let ranking: Vec<&str> = response
+            .results
+            .iter()
+            .map(|r| r.tool_id.as_str())
+            .collect();
+        let m = metrics(&ranking, &q.relevant);
+        r1 += m.0;
+        r5 += m.1;
+        ndcg += m.2;
+        mrr += m.3;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let n = queries.len().max(1) as f64;
+    Ok(ModeReport {
+        mode,
+        queries: queries.len(),
+        recall_at_1: 100.0 * r1 / n,
+        recall_at_5: 100.0 * r5 / n,
+        ndcg_at_5: 100.0 * ndcg / n,
+        mrr_at_10: 100.0 * mrr / n,
+        queries_per_second: queries.len() as f64 / secs.max(1e-9),
+    })
+}
+
+/// (Recall@1, Recall@5, NDCG@5, MRR@10) of one ranking, binary relevance.
+pub fn metrics(ranking: &[&str], relevant: &[String]) -> (f64, f64, f64, f64) {
+    if relevant.is_empty() {
+        return (0.0, 0.0, 0.0, 0.0);
+    }
+    let is_rel = |id: &str| relevant.iter().any(|r| r == id);
+    let hits_in = |k: usize| ranking.iter().take(k).filter(|id| is_rel(id)).count() as f64;
+    let r1 = hits_in(1) / relevant.len().min(1) as f64;
+    let r5 = hits_in(5) / relevant.len().min(5) as f64;
+    let dcg: f64 = ranking
+        .iter()
+        .take(5)
+        .enumerate()
+        .filter(|(_, id)| is_rel(id))
+        .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
+        .sum();
+    let idcg: f64 = (0..relevant.len().min(5))
+        .map(|i| 1.0 / ((i + 2) as f64).log2())
+        .sum();
+    let mrr = ranking
+        .iter()
+        .take(10)
+        .position(|id| is_rel(id))
+        .map_or(0.0, |p| 1.0 / (p + 1) as f64);
+    (r1, r5, dcg / idcg, mrr)
+}
+
+/// The report as an aligned text table.
+pub fn render(reports: &[ModeReport]) -> String {
+    let mut out = String::from("mode       queries    R@1    R@5  NDCG@5  MRR@10   queries/s\n");
+    for r in reports {
+        out.push_str(&format!(
+            "{:<9} {:>8} {:>6.1} {:>6.1} {:>7.1} {:>7.1} {:>11.0}\n",
+            r.mode.as_str(),
+            r.queries,
+            r.recall_at_1,
+            r.recall_at_5,
+            r.ndcg_at_5,
+            r.mrr_at_10,
+            r.queries_per_second
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_match_hand_computation() {
+        let rel = vec!["b".to_string()];
+        let (r1, r5, ndcg, mrr) = metrics(&["a", "b", "c"], &rel);
+        assert_eq!(r1, 0.0);
+        assert_eq!(r5, 1.0);
+        assert!((ndcg - 1.0 / 3f64.log2()).abs() < 1e-12);
+        assert_eq!(mrr, 0.5);
+        let two = vec!["a".to_string(), "z".to_string()];
+        let (_, r5, ndcg, _) = metrics(&["a", "b"], &two);
+        assert_eq!(r5, 0.5);
+        assert!((ndcg - 1.0 / (1.0 + 1.0 / 3f64.log2())).abs() < 1e-12);
+    }
+
+    #[test]
+    fn sampling_is_deterministic() {
+        let qs: Vec<EvalQuery> = (0..100)
+            .map(|i| EvalQuery {
+                qid: i.to_string(),
+                query: format!("q{i}"),
+                relevant: vec![],
+            })
+            .collect();
+        let a: Vec<String> = sample(qs.clone(), Some(10), 7)
+            .into_iter()
+            .map(|q| q.qid)
+            .collect();
+        let b: Vec<String> = sample(qs.clone(), Some(10), 7)
+            .into_iter()
+            .map(|q| q.qid)
+            .collect();
+        let c: Vec<String> = sample(qs, Some(10), 8).into_iter().map(|q| q.qid).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+}

@@ -1,0 +1,970 @@
+//! The keyword index: BM25 over the per-field text of every `ToolDocument`, held in RAM by
+//! tantivy. Owns the analyzer (tokenizer, identifier splitting, stop words, stemming), the
+//! field weights, the filtered top-k search and the per-hit "which query term matched which
+//! field" explanation. Built once per catalog and read-only afterwards.
+//!
+//! Scoring is a sum of per-field BM25 scores, each multiplied by its field weight
+//! (`FieldWeights`). Queries are built term by term (never through tantivy's query parser) so
+//! that no user input can be a syntax error.
+
+use crate::catalog::ToolDocument;
+use crate::error::Error;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::LazyLock;
+use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
+use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+    Token, TokenFilter, TokenStream, Tokenizer,
+};
+use tantivy::{
+    DocId, DocSet, Index, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term,
+    TERMINATED,
+};
+
+/// The name the analyzer is registered under in the tantivy index.
+pub const TOKENIZER_NAME: &str = "toolscout";
+
+/// Terms longer than this (in bytes, after identifier splitting) are dropped: they are hashes,
+/// base64 or URLs glued together, never words anyone types.
+const MAX_TERM_BYTES: usize = 64;
+
+/// A deliberately small stop-word list: Lucene's English list plus the filler of requests
+/// ("how can I ...", "I need a tool that ..."). Words that carry intent in a tool request
+/// ("find", "search", "get", "list", "new", "all", "from") are kept on purpose.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with", // Lucene's list ends here.
+    "i", "me", "my", "we", "our", "you", "your", "can", "could", "would", "should", "do", "does",
+    "did", "how", "what", "which", "who", "want", "need", "please", "some",
+];
+
+/// Arena given to the single indexing thread. The arena grows page by page, so a small
+/// catalog never touches most of it; a catalog that outgrows it is flushed into several
+/// segments and merged back into one (see `build`).
+const WRITER_MEMORY_BUDGET: usize = 512 << 20;
+
+/// The indexed text fields of a tool, in the order used everywhere in this module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeywordField {
+    Names,
+    Keywords,
+    Description,
+    Guidance,
+    Parameters,
+    Examples,
+}
+
+impl KeywordField {
+    pub const ALL: [KeywordField; 6] = [
+        KeywordField::Names,
+        KeywordField::Keywords,
+        KeywordField::Description,
+        KeywordField::Guidance,
+        KeywordField::Parameters,
+        KeywordField::Examples,
+    ];
+
+    /// The field's name in the index and in `KeywordHit::matched`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeywordField::Names => "names",
+            KeywordField::Keywords => "keywords",
+            KeywordField::Description => "description",
+            KeywordField::Guidance => "guidance",
+            KeywordField::Parameters => "parameters",
+            KeywordField::Examples => "examples",
+        }
+    }
+
+    fn text(self, doc: &ToolDocument) -> &str {
+        match self {
+            KeywordField::Names => &doc.names,
+            KeywordField::Keywords => &doc.keywords,
+            KeywordField::Description => &doc.description,
+            KeywordField::Guidance => &doc.guidance,
+            KeywordField::Parameters => &doc.parameters,
+            KeywordField::Examples => &doc.examples,
+        }
+    }
+}
+
+/// Multipliers of each field's BM25 score. A weight of 0 (or less) leaves the field out of
+/// queries altogether.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldWeights {
+    pub names: f32,
+    pub keywords: f32,
+    pub description: f32,
+    pub guidance: f32,
+    pub parameters: f32,
+    pub examples: f32,
+}
+
+impl Default for FieldWeights {
+    /// Names say what a tool is, keywords were written for search, descriptions are prose;
+    /// examples, guidance and parameters mention many things a tool is *not* about.
+    fn default() -> Self {
+        FieldWeights {
+            names: 3.0,
+            keywords: 2.0,
+            description: 1.0,
+            guidance: 0.5,
+            parameters: 0.4,
+            examples: 0.8,
+        }
+    }
+}
+
+impl FieldWeights {
+    pub fn get(&self, field: KeywordField) -> f32 {
+        match field {
+            KeywordField::Names => self.names,
+            KeywordField::Keywords => self.keywords,
+            KeywordField::Description => self.description,
+            KeywordField::Guidance => self.guidance,
+            KeywordField::Parameters => self.parameters,
+            KeywordField::Examples => self.examples,
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeywordHit {
+    pub ordinal: u32,
+    /// Sum over fields of weight x BM25.
+    pub bm25: f32,
+    /// (field name, query word as the user typed it) for every query term found in the
+    /// tool, grouped by query term in query order, then by field in `KeywordField::ALL` order.
+    pub matched: Vec<(String, String)>,
+}
+
+/// An analysed query term and the slice of the query it came from.
+#[derive(Debug, Clone)]
+struct QueryTerm {
+    term: String,
+    surface: String,
+}
+
+/// A BM25 index over a catalog's documents. Immutable and cheap to share (`Send + Sync`).
+pub struct KeywordIndex {
+    searcher: Searcher,
+    fields: [Field; 6],
+    weights: FieldWeights,
+    /// Per segment, doc id -> tool ordinal, read once from the `ordinal` fast field so that
+    /// the search loop maps hits with one array access.
+    segment_ordinals: Vec<Vec<u32>>,
+}
+
+impl std::fmt::Debug for KeywordIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeywordIndex")
+            .field("num_docs", &self.num_docs())
+            .field("segments", &self.segment_ordinals.len())
+            .field("weights", &self.weights)
+            .finish()
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> Error {
+    Error::Internal(format!("keyword index: {e}"))
+}
+
+impl KeywordIndex {
+    /// Indexes `docs` in RAM. Ordinals come from the documents, not from their position in
+    /// the slice.
+    pub fn build(docs: &[ToolDocument], weights: FieldWeights) -> Result<KeywordIndex, Error> {
+        let mut schema_builder = Schema::builder();
+        // Frequencies but no positions: scoring is per-term BM25, nothing runs phrase queries,
+        // and positions would roughly double the index.
+        let text_options = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(TOKENIZER_NAME)
+                .set_index_option(IndexRecordOption::WithFreqs),
+        );
+        let fields = KeywordField::ALL
+            .map(|f| schema_builder.add_text_field(f.as_str(), text_options.clone()));
+        let ordinal_field =
+            schema_builder.add_u64_field("ordinal", NumericOptions::default().set_fast());
+        let index = Index::create_in_ram(schema_builder.build());
+        index.tokenizers().register(TOKENIZER_NAME, analyzer());
+
+        // One worker thread: doc ids then follow insertion order, which keeps builds
+        // reproducible; background merges are off so the merge below is the only one.
+        let mut writer: IndexWriter<TantivyDocument> = index
+            .writer_with_options(
+                IndexWriterOptions::builder()
+                    .num_worker_threads(1)
+                    .memory_budget_per_thread(WRITER_MEMORY_BUDGET)
+                    .build(),
+            )
+            .map_err(internal)?;
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        for doc in docs {
+            let mut tdoc = TantivyDocument::default();
+            for (field, kind) in fields.iter().zip(KeywordField::ALL) {
+                tdoc.add_text(*field, kind.text(doc));
+            }
+            tdoc.add_u64(ordinal_field, u64::from(doc.ordinal));
+            writer.add_document(tdoc).map_err(internal)?;
+        }
+        writer.commit().map_err(internal)?;
+        // A single segment keeps the search loop to one pass and postings lookups to one
+        // dictionary per field.
+        let segment_ids = index.searchable_segment_ids().map_err(internal)?;
+        if segment_ids.len() > 1 {
+            writer.merge(&segment_ids).wait().map_err(internal)?;
+        }
+        writer.wait_merging_threads().map_err(internal)?;
+
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(internal)?;
+        let searcher = reader.searcher();
+        let mut segment_ordinals = Vec::with_capacity(searcher.segment_readers().len());
+        for segment in searcher.segment_readers() {
+            let column = segment.fast_fields().u64("ordinal").map_err(internal)?;
+            let ordinals = (0..segment.max_doc())
+                .map(|doc| {
+                    let value = column.first(doc).unwrap_or_default();
+                    u32::try_from(value).map_err(internal)
+                })
+                .collect::<Result<Vec<u32>, Error>>()?;
+            segment_ordinals.push(ordinals);
+        }
+        Ok(KeywordIndex {
+            searcher,
+            fields,
+            weights,
+            segment_ordinals,
+        })
+    }
+
+    pub fn weights(&self) -> FieldWeights {
+        self.weights
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        self.searcher.num_docs()
+    }
+
+    /// Number of documents containing the analysed `term` (an item of `analyze`'s output) in
+    /// any field. 0 means the catalog has never heard of it. A raw word must be analysed
+    /// first: "Searching" is indexed as "search".
+    pub fn doc_freq(&self, term: &str) -> u64 {
+        let clauses: Vec<(Occur, Box<dyn Query>)> = self
+            .fields
+            .iter()
+            .map(|&field| {
+                let query =
+                    TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::Basic);
+                (Occur::Should, Box::new(query) as Box<dyn Query>)
+            })
+            .collect();
+        match BooleanQuery::new(clauses).count(&self.searcher) {
+            Ok(n) => n as u64,
+            Err(e) => {
+                tracing::error!(error = %e, "keyword index: doc_freq failed");
+                0
+            }
+        }
+    }
+
+    /// Number of documents containing the analysed `term` in `field`.
+    pub fn field_doc_freq(&self, field: KeywordField, term: &str) -> u64 {
+        let term = Term::from_field_text(self.fields[field as usize], term);
+        self.searcher.doc_freq(&term).unwrap_or_default()
+    }
+
+    /// The BM25 inverse document frequency of the analysed `term` in `field`, as tantivy
+    /// computes it: ln(1 + (N - n + 0.5) / (n + 0.5)).
+    pub fn idf(&self, field: KeywordField, term: &str) -> f32 {
+        let n = self.field_doc_freq(field, term) as f32;
+        let total = self.num_docs() as f32;
+        (1.0 + (total - n + 0.5) / (n + 0.5)).ln()
+    }
+
+    /// The `k` best documents for `query`, by score descending then ordinal ascending.
+    /// `allow` is applied before the cut: when fewer than `k` allowed documents match, all of
+    /// them come back. A query with no term left after analysis matches nothing.
+    pub fn search(
+        &self,
+        query: &str,
+        k: usize,
+        allow: Option<&dyn Fn(u32) -> bool>,
+    ) -> Vec<KeywordHit> {
+        let terms = query_terms(query);
+        if terms.is_empty() || k == 0 {
+            return Vec::new();
+        }
+        match self.search_terms(&terms, k, allow) {
+            Ok(hits) => hits,
+            Err(e) => {
+                // A RAM index cannot fail to read; if it ever does, an empty result with a log
+                // line beats failing the whole recommendation.
+                tracing::error!(error = %e, "keyword index: search failed");
+                Vec::new()
+            }
+        }
+    }
+
+    fn search_terms(
+        &self,
+        terms: &[QueryTerm],
+        k: usize,
+        allow: Option<&dyn Fn(u32) -> bool>,
+    ) -> tantivy::Result<Vec<KeywordHit>> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (kind, &field) in KeywordField::ALL.iter().zip(&self.fields) {
+            let weight = self.weights.get(*kind);
+            if weight <= 0.0 {
+                continue;
+            }
+            for term in terms {
+                let query = TermQuery::new(
+                    Term::from_field_text(field, &term.term),
+                    IndexRecordOption::WithFreqs,
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), weight)),
+                ));
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let query = BooleanQuery::new(clauses);
+        let weight = query.weight(EnableScoring::enabled_from_searcher(&self.searcher))?;
+
+        let capacity = k.min(self.num_docs() as usize);
+        let mut top = BinaryHeap::<Candidate>::with_capacity(capacity + 1);
+        for (segment_ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            let ordinals = &self.segment_ordinals[segment_ord];
+            let start = threshold(&top, k);
+            // `for_each_pruning` lets the union skip blocks that cannot beat the current k-th
+            // score (block-WAND). The filter runs inside the callback, so the threshold only
+            // rises once k *allowed* documents are held.
+            weight.for_each_pruning(start, segment, &mut |doc, score| {
+                let ordinal = ordinals[doc as usize];
+                if allow.is_none_or(|allow| allow(ordinal)) {
+                    let candidate = Candidate {
+                        score,
+                        ordinal,
+                        segment: segment_ord as u32,
+                        doc,
+                    };
+                    if top.len() < k {
+                        top.push(candidate);
+                    } else if top.peek().is_some_and(|worst| candidate < *worst) {
+                        top.pop();
+                        top.push(candidate);
+                    }
+                }
+                threshold(&top, k)
+            })?;
+        }
+        let ranked = top.into_sorted_vec();
+        let matched = self.matched(terms, &ranked)?;
+        Ok(ranked
+            .iter()
+            .zip(matched)
+            .map(|(c, matched)| KeywordHit {
+                ordinal: c.ordinal,
+                bm25: c.score,
+                matched,
+            })
+            .collect())
+    }
+
+    /// For each ranked candidate, the (field, query word) pairs present in it. One postings
+    /// lookup per (segment, field, term), then a forward seek per hit: a few microseconds for
+    /// a page of hits, and no per-document side table to hold in memory.
+    fn matched(
+        &self,
+        terms: &[QueryTerm],
+        ranked: &[Candidate],
+    ) -> tantivy::Result<Vec<Vec<(String, String)>>> {
+        // found[hit][term][field]
+        let mut found = vec![vec![[false; 6]; terms.len()]; ranked.len()];
+        for (segment_ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            let mut hits: Vec<(DocId, usize)> = ranked
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.segment as usize == segment_ord)
+                .map(|(i, c)| (c.doc, i))
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            hits.sort_unstable();
+            for (field_idx, (kind, &field)) in
+                KeywordField::ALL.iter().zip(&self.fields).enumerate()
+            {
+                if self.weights.get(*kind) <= 0.0 {
+                    continue;
+                }
+                let inverted = segment.inverted_index(field)?;
+                for (term_idx, term) in terms.iter().enumerate() {
+                    let term = Term::from_field_text(field, &term.term);
+                    let Some(mut postings) =
+                        inverted.read_postings(&term, IndexRecordOption::Basic)?
+                    else {
+                        continue;
+                    };
+                    for &(doc, hit) in &hits {
+                        // Hits are sorted by doc, so seeks only move forward, as DocSet wants.
+                        let mut current = postings.doc();
+                        if current < doc {
+                            current = postings.seek(doc);
+                        }
+                        if current == TERMINATED {
+                            break;
+                        }
+                        if current == doc {
+                            found[hit][term_idx][field_idx] = true;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found
+            .into_iter()
+            .map(|per_term| {
+                let mut out: Vec<(String, String)> = Vec::new();
+                for (term, fields) in terms.iter().zip(per_term) {
+                    for (kind, hit) in KeywordField::ALL.iter().zip(fields) {
+                        let pair = (kind.as_str().to_string(), term.surface.clone());
+                        if hit && !out.contains(&pair) {
+                            out.push(pair);
+                        }
+                    }
+                }
+                out
+            })
+            .collect())
+    }
+}
+
+/// A scored document during collection. Ordered so that the *worse* candidate is greater:
+/// the heap's top is then the one to evict, and `into_sorted_vec` lists the best first.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    score: Score,
+    ordinal: u32,
+    segment: u32,
+    doc: DocId,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.ordinal.cmp(&other.ordinal))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
+
+/// The score a document must exceed to be offered to the collector. Tantivy passes only
+/// scores strictly above it, so it sits one float step below the k-th score: a tie with the
+/// k-th document still arrives and is settled by ordinal, whatever the visiting order.
+fn threshold(top: &BinaryHeap<Candidate>, k: usize) -> Score {
+    match top.peek() {
+        Some(worst) if top.len() >= k => next_down(worst.score),
+        _ => Score::MIN,
+    }
+}
+
+/// The largest float below `x` (`f32::next_down` needs a newer Rust than the crate's MSRV).
+fn next_down(x: f32) -> f32 {
+    if x.is_nan() || x == f32::NEG_INFINITY {
+        x
+    } else if x == 0.0 {
+        -f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() - 1)
+    } else {
+        f32::from_bits(x.to_bits() + 1)
+    }
+}
+
+/// The analyzer chain, used both for indexing and for queries:
+/// `SimpleTokenizer` (split on anything not alphanumeric) -> `IdentifierSplit` (the whole
+/// word, then its camelCase / letter-digit parts) -> `RemoveLongFilter` -> `LowerCaser` ->
+/// `StopWordFilter` (`STOP_WORDS`) -> English `Stemmer`.
+pub fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(IdentifierSplit)
+        // The filter drops tokens of `limit` bytes or more.
+        .filter(RemoveLongFilter::limit(MAX_TERM_BYTES + 1))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::remove(
+            STOP_WORDS.iter().map(|w| w.to_string()),
+        ))
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// Built once; cloning is cheap (the stop-word set is shared) and gives each call the
+/// `&mut` analyzer tantivy needs.
+static ANALYZER: LazyLock<TextAnalyzer> = LazyLock::new(analyzer);
+
+/// The analysed terms of `text`, in order, duplicates included: what the index stores for
+/// that text and what a query made of it looks up.
+pub fn analyze(text: &str) -> Vec<String> {
+    let mut analyzer = ANALYZER.clone();
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(token) = stream.next() {
+        out.push(token.text.clone());
+    }
+    out
+}
+
+/// The distinct analysed terms of a query, each with the slice of the query it came from.
+fn query_terms(query: &str) -> Vec<QueryTerm> {
+    let mut analyzer = ANALYZER.clone();
+    let mut stream = analyzer.token_stream(query);
+    let mut out: Vec<QueryTerm> = Vec::new();
+    while let Some(token) = stream.next() {
+        if out.iter().any(|t| t.term == token.text) {
+            continue;
+        }
+        let surface = query
+            .get(token.offset_from..token.offset_to)
+            .unwrap_or(&token.text)
+            .to_string();
+        out.push(QueryTerm {
+            term: token.text.clone(),
+            surface,
+        });
+    }
+    out
+}
+
+/// Token filter that splits identifiers: a token with camelCase humps or letter/digit
+/// boundaries is emitted whole (so "githubgetfilecontent" and "localsearchcode" match
+/// exactly), then as its parts ("github", "get", "file", "content"). The whole token shares
+/// the first part's position. Must run before `LowerCaser`, which erases the humps.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdentifierSplit;
+
+impl TokenFilter for IdentifierSplit {
+    type Tokenizer<T: Tokenizer> = IdentifierSplitFilter<T>;
+
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> IdentifierSplitFilter<T> {
+        IdentifierSplitFilter { inner: tokenizer }
+    }
+}
+
+#[derive(Clone)]
+pub struct IdentifierSplitFilter<T> {
+    inner: T,
+}
+
+impl<T: Tokenizer> Tokenizer for IdentifierSplitFilter<T> {
+    type TokenStream<'a> = IdentifierSplitStream<T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        IdentifierSplitStream {
+            tail: self.inner.token_stream(text),
+            token: Token::default(),
+            pending: Vec::new(),
+            parts: Vec::new(),
+            shift: 0,
+        }
+    }
+}
+
+pub struct IdentifierSplitStream<T> {
+    tail: T,
+    token: Token,
+    /// Parts still to emit, last part first (popped from the end).
+    pending: Vec<Token>,
+    /// Scratch space for part byte ranges.
+    parts: Vec<(usize, usize)>,
+    /// Positions added so far by split tokens, so later tokens keep increasing positions.
+    shift: usize,
+}
+
+impl<T: TokenStream> TokenStream for IdentifierSplitStream<T> {
+    fn advance(&mut self) -> bool {
+        if let Some(part) = self.pending.pop() {
+            self.token = part;
+            return true;
+        }
+        if !self.tail.advance() {
+            return false;
+        }
+        let source = self.tail.token();
+        self.token.clone_from(source);
+        let position = source.position.wrapping_add(self.shift);
+        self.token.position = position;
+        self.parts.clear();
+        identifier_parts(&source.text, &mut self.parts);
+        if self.parts.len() > 1 {
+            self.token.position_length = self.parts.len();
+            for (i, &(from, to)) in self.parts.iter().enumerate().rev() {
+                self.pending.push(Token {
+                    offset_from: source.offset_from + from,
+                    offset_to: source.offset_from + to,
+                    position: position.wrapping_add(i),
+                    text: source.text[from..to].to_string(),
+                    position_length: 1,
+                });
+            }
+            self.shift += self.parts.len() - 1;
+        }
+        true
+    }
+
+    fn token(&self) -> &Token {
+        &self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.token
+    }
+}
+
+/// Byte ranges of the words of an identifier, by the same rules as
+/// `crate::catalog::split_identifier` (which returns owned lowercase words; the analyzer
+/// needs ranges to keep offsets pointing into the original text).
+fn identifier_parts(s: &str, out: &mut Vec<(usize, usize)>) {
+    let mut start: Option<usize> = None;
+    let mut prev: Option<char> = None;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !c.is_alphanumeric() {
+            if let Some(from) = start.take() {
+                out.push((from, i));
+            }
+            prev = None;
+            continue;
+        }
+        match (start, prev) {
+            (Some(from), Some(p)) => {
+                let next = chars.peek().map(|&(_, n)| n);
+                let boundary = (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_alphabetic() && c.is_numeric())
+                    || (p.is_numeric() && c.is_alphabetic())
+                    // "HTTPServer": split before the last capital of a run followed by lowercase.
+                    || (p.is_uppercase()
+                        && c.is_uppercase()
+                        && next.is_some_and(|n| n.is_lowercase()));
+                if boundary {
+                    out.push((from, i));
+                    start = Some(i);
+                }
+            }
+            _ => start = Some(i),
+        }
+        prev = Some(c);
+    }
+    if let Some(from) = start {
+        out.push((from, s.len()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{split_identifier, Catalog};
+
+    fn doc(ordinal: u32, names: &str, keywords: &str, description: &str) -> ToolDocument {
+        ToolDocument {
+            ordinal,
+            tool_id: format!("tool_{ordinal}"),
+            names: names.to_string(),
+            keywords: keywords.to_string(),
+            description: description.to_string(),
+            guidance: String::new(),
+            parameters: String::new(),
+            examples: String::new(),
+            passages: Vec::new(),
+        }
+    }
+
+    fn build(docs: &[ToolDocument]) -> KeywordIndex {
+        KeywordIndex::build(docs, FieldWeights::default()).unwrap()
+    }
+
+    fn ordinals(hits: &[KeywordHit]) -> Vec<u32> {
+        hits.iter().map(|h| h.ordinal).collect()
+    }
+
+    #[test]
+    fn analyzer_chain() {
+        assert_eq!(
+            analyze("githubGetFileContent"),
+            ["githubgetfilecont", "github", "get", "file", "content"]
+        );
+        assert_eq!(analyze("Searching the FILES!"), ["search", "file"]);
+        assert_eq!(
+            analyze("HTTPServer2"),
+            ["httpserver2", "http", "server", "2"]
+        );
+        assert_eq!(analyze("find, search, get"), ["find", "search", "get"]);
+        assert!(analyze("?!-- ... //").is_empty());
+        assert!(analyze("the and of to").is_empty());
+        // A term longer than MAX_TERM_BYTES is dropped, its parts are not.
+        let long = format!("{}Tail", "x".repeat(MAX_TERM_BYTES));
+        assert_eq!(analyze(&long), [&"x".repeat(MAX_TERM_BYTES), "tail"]);
+    }
+
+    #[test]
+    fn identifier_parts_agree_with_split_identifier() {
+        for s in [
+            "githubGetFileContent",
+            "HTTPServer2",
+            "lspGotoDefinition",
+            "kebab-case_name",
+            "utf8Decode",
+            "ABC",
+            "x",
+            "getV2API",
+            "naïveÜberCase",
+        ] {
+            let mut parts = Vec::new();
+            identifier_parts(s, &mut parts);
+            let words: Vec<String> = parts.iter().map(|&(a, b)| s[a..b].to_lowercase()).collect();
+            assert_eq!(words, split_identifier(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn query_surfaces_point_into_the_query() {
+        let terms = query_terms("Searching githubGetFile, searching");
+        let pairs: Vec<(&str, &str)> = terms
+            .iter()
+            .map(|t| (t.term.as_str(), t.surface.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("search", "Searching"),
+                ("githubgetfil", "githubGetFile"),
+                ("github", "github"),
+                ("get", "Get"),
+                ("file", "File"),
+            ]
+        );
+    }
+
+    #[test]
+    fn identifiers_are_found_split_and_joined() {
+        let index = build(&[
+            doc(
+                0,
+                "githubGetFileContent",
+                "",
+                "Reads a file from a repository",
+            ),
+            doc(1, "localSearchCode", "", "Searches code on disk"),
+            doc(2, "unrelated", "", "Sends an email"),
+        ]);
+        for query in [
+            "github get file content",
+            "githubgetfilecontent",
+            "GithubGetFileContent",
+        ] {
+            assert_eq!(ordinals(&index.search(query, 5, None))[0], 0, "{query}");
+        }
+        for query in ["localsearchcode", "local search code", "localSearchCode"] {
+            assert_eq!(ordinals(&index.search(query, 5, None))[0], 1, "{query}");
+        }
+    }
+
+    #[test]
+    fn stemming_matches_word_forms() {
+        let index = build(&[
+            doc(0, "alpha", "", "search the codebase"),
+            doc(1, "beta", "", "list open issues"),
+        ]);
+        assert_eq!(ordinals(&index.search("searching", 5, None)), [0]);
+        assert_eq!(ordinals(&index.search("searches", 5, None)), [0]);
+        assert_eq!(ordinals(&index.search("issue listing", 5, None)), [1]);
+    }
+
+    #[test]
+    fn name_hit_outranks_description_hit() {
+        let index = build(&[
+            doc(0, "textmatcher", "", "regex based matching of text lines"),
+            doc(1, "regex tester", "", "matching of text lines by pattern"),
+        ]);
+        let hits = index.search("regex", 5, None);
+        assert_eq!(ordinals(&hits), [1, 0]);
+        assert!(hits[0].bm25 > hits[1].bm25);
+    }
+
+    #[test]
+    fn weights_are_tunable() {
+        let docs = [
+            doc(0, "textmatcher", "", "regex based matching of text lines"),
+            doc(1, "regex tester", "", "matching of text lines by pattern"),
+        ];
+        let weights = FieldWeights {
+            names: 0.0,
+            ..FieldWeights::default()
+        };
+        let index = KeywordIndex::build(&docs, weights).unwrap();
+        assert_eq!(ordinals(&index.search("regex", 5, None)), [0]);
+    }
+
+    #[test]
+    fn filter_applies_before_the_cut() {
+        let docs: Vec<ToolDocument> = (0..60)
+            .map(|i| {
+                // Scores vary with the number of "alpha"s, so unfiltered top-k would be
+                // dominated by disallowed docs.
+                let body = "alpha ".repeat(1 + (i as usize % 5));
+                doc(
+                    i,
+                    &format!("tool{i}"),
+                    "",
+                    &format!("{body} filler words here"),
+                )
+            })
+            .collect();
+        let index = build(&docs);
+        let allow = |o: u32| o % 7 == 0;
+        let all = index.search("alpha", 1000, None);
+        assert_eq!(all.len(), 60);
+        let expected: Vec<u32> = ordinals(&all).into_iter().filter(|&o| allow(o)).collect();
+        assert_eq!(expected.len(), 9);
+        // Fewer allowed matches than k: every one of them comes back.
+        assert_eq!(ordinals(&index.search("alpha", 10, Some(&allow))), expected);
+        // More than k: the best k allowed ones, in the unfiltered ranking's order.
+        assert_eq!(
+            ordinals(&index.search("alpha", 3, Some(&allow))),
+            expected[..3]
+        );
+        // Nothing allowed: nothing.
+        assert!(index.search("alpha", 10, Some(&|_| false)).is_empty());
+    }
+
+    #[test]
+    fn ties_break_by_ordinal_whatever_the_insertion_order() {
+        // Identical documents inserted in scrambled ordinal order.
+        let order = [7u32, 3, 9, 0, 5, 1, 8, 2, 6, 4];
+        let docs: Vec<ToolDocument> = order
+            .iter()
+            .map(|&o| doc(o, "same name", "", "same description about widgets"))
+            .collect();
+        let index = build(&docs);
+        let hits = index.search("widgets", 10, None);
+        assert_eq!(ordinals(&hits), (0..10).collect::<Vec<u32>>());
+        assert!(hits.windows(2).all(|w| w[0].bm25 == w[1].bm25));
+        assert_eq!(ordinals(&index.search("widgets", 3, None)), [0, 1, 2]);
+        let odd = |o: u32| o % 2 == 1;
+        assert_eq!(ordinals(&index.search("widgets", 2, Some(&odd))), [1, 3]);
+        // Same query, same answer.
+        assert_eq!(index.search("widgets", 10, None), hits);
+    }
+
+    #[test]
+    fn empty_queries_return_nothing() {
+        let index = build(&[doc(0, "the tool", "", "of and to")]);
+        for query in ["", "   ", "?!--...", "the and of to", "!!! the ???"] {
+            assert!(index.search(query, 10, None).is_empty(), "{query:?}");
+        }
+        assert!(index.search("tool", 0, None).is_empty());
+        assert_eq!(index.search("tool", 10, None).len(), 1);
+    }
+
+    #[test]
+    fn empty_index_is_searchable() {
+        let index = build(&[]);
+        assert_eq!(index.num_docs(), 0);
+        assert!(index.search("anything", 10, None).is_empty());
+        assert_eq!(index.doc_freq("anything"), 0);
+    }
+
+    #[test]
+    fn matched_names_terms_and_fields() {
+        let mut d = doc(
+            0,
+            "regex tester",
+            "regex, pattern",
+            "Tests patterns against text",
+        );
+        d.examples = "Validate an email regex".to_string();
+        let index = build(&[d, doc(1, "other", "", "searching text files")]);
+        let hits = index.search("Regex searching unknownword", 10, None);
+        assert_eq!(ordinals(&hits), [0, 1]);
+        let pairs = |h: &KeywordHit| -> Vec<(String, String)> { h.matched.clone() };
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            pairs(&hits[0]),
+            [
+                s("names", "Regex"),
+                s("keywords", "Regex"),
+                s("examples", "Regex")
+            ]
+        );
+        assert_eq!(pairs(&hits[1]), [s("description", "searching")]);
+    }
+
+    #[test]
+    fn doc_freq_counts_documents_across_fields() {
+        let index = build(&[
+            doc(0, "search", "search", "search everything"),
+            doc(1, "other", "", "search files"),
+            doc(2, "third", "", "nothing relevant"),
+        ]);
+        assert_eq!(index.doc_freq("search"), 2);
+        assert_eq!(index.doc_freq("nonexistent"), 0);
+        assert_eq!(index.field_doc_freq(KeywordField::Names, "search"), 1);
+        assert_eq!(index.field_doc_freq(KeywordField::Description, "search"), 2);
+        assert!(
+            index.idf(KeywordField::Names, "search")
+                > index.idf(KeywordField::Description, "search")
+        );
+    }
+
+    #[test]
+    fn real_catalog_ranks_the_obvious_tool_first() {
+        let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).unwrap();
+        let docs: Vec<ToolDocument> = catalog
+            .tools()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ToolDocument::from_record(i as u32, t))
+            .collect();
+        let index = build(&docs);
+        assert_eq!(index.num_docs(), docs.len() as u64);
+        let top = |q: &str| {
+            let hits = index.search(q, 3, None);
+            catalog.tools()[hits[0].ordinal as usize].tool_id.clone()
+        };
+        assert_eq!(top("ripgrep"), "ripgrep");
+        assert_eq!(top("localSearchCode"), "local_search_code");
+        assert_eq!(top("localsearchcode"), "local_search_code");
+        assert_eq!(top("kubernetes pod logs"), "kubectl_logs");
+        for hit in index.search("search code with regex", 10, None) {
+            assert!(!hit.matched.is_empty());
+        }
+    }
+}

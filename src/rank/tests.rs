@@ -1,0 +1,178 @@
+//! Property and example tests of the ranking functions.
+
+use super::*;
+use crate::engine::ConfidenceLevel;
+use proptest::prelude::*;
+
+fn ev(ordinal: u32, bm25: Option<f64>, cosine: Option<f64>) -> Evidence {
+    Evidence {
+        ordinal,
+        bm25,
+        cosine_summary: cosine,
+        cosine_passage: cosine,
+        ..Evidence::default()
+    }
+}
+
+fn arb_evidence() -> impl Strategy<Value = Vec<Evidence>> {
+    prop::collection::vec(
+        (
+            prop::option::of(0.0f64..40.0),
+            prop::option::of(-1.0f64..1.0),
+            prop::option::of(-1.0f64..1.0),
+            prop::bool::weighted(0.05),
+        ),
+        0..40,
+    )
+    .prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (bm25, cosine, ctx, exact))| Evidence {
+                ordinal: i as u32,
+                bm25,
+                cosine_summary: cosine,
+                cosine_passage: cosine.map(|c| (c * 0.7 + 0.1).min(1.0)),
+                context_cosine: ctx,
+                exact_match: exact,
+                ..Evidence::default()
+            })
+            .collect()
+    })
+}
+
+fn modes() -> impl Strategy<Value = SearchMode> {
+    prop_oneof![
+        Just(SearchMode::Keyword),
+        Just(SearchMode::Semantic),
+        Just(SearchMode::Hybrid)
+    ]
+}
+
+proptest! {
+    #[test]
+    fn order_is_independent_of_input_order(mut e in arb_evidence(), mode in modes(), ctx: bool, seed: u64) {
+        let a = rank(&e, mode, Weights::default(), ctx);
+        // A deterministic shuffle from the seed.
+        let n = e.len();
+        for i in (1..n).rev() {
+            let j = (seed.wrapping_mul(6364136223846793005).wrapping_add(i as u64) % (i as u64 + 1)) as usize;
+            e.swap(i, j);
+        }
+        let b = rank(&e, mode, Weights::default(), ctx);
+        prop_assert_eq!(a, b);
+    }
+
+    #[test]
+    fn scores_are_bounded_and_sorted(e in arb_evidence(), mode in modes(), ctx: bool) {
+        let r = rank(&e, mode, Weights::default(), ctx);
+        prop_assert_eq!(r.len(), e.len());
+        for w in r.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            prop_assert!((0.0..=1.0).contains(&a.score));
+            let ordered = (a.details.exact_match && !b.details.exact_match)
+                || (a.details.exact_match == b.details.exact_match
+                    && (a.score > b.score || (a.score == b.score && a.ordinal < b.ordinal)));
+            prop_assert!(ordered, "{:?} before {:?}", a, b);
+        }
+    }
+
+    #[test]
+    fn more_evidence_never_lowers_a_score(bm25 in 0.0f64..30.0, cos in -1.0f64..1.0, extra in 0.0f64..5.0, mode in modes()) {
+        let base = rank(&[ev(0, Some(bm25), Some(cos))], mode, Weights::default(), false)[0].score;
+        let more_kw = rank(&[ev(0, Some(bm25 + extra), Some(cos))], mode, Weights::default(), false)[0].score;
+        let more_sem = rank(&[ev(0, Some(bm25), Some((cos + extra / 5.0).min(1.0)))], mode, Weights::default(), false)[0].score;
+        prop_assert!(more_kw >= base);
+        prop_assert!(more_sem >= base);
+    }
+}
+
+#[test]
+fn modes_use_only_their_evidence() {
+    let e = [ev(0, Some(20.0), None), ev(1, None, Some(0.7))];
+    let kw = rank(&e, SearchMode::Keyword, Weights::default(), false);
+    assert_eq!(kw[0].ordinal, 0);
+    assert_eq!(kw[1].score, 0.0);
+    let sem = rank(&e, SearchMode::Semantic, Weights::default(), false);
+    assert_eq!(sem[0].ordinal, 1);
+    assert_eq!(sem[1].score, 0.0);
+}
+
+#[test]
+fn exact_match_comes_first_with_full_score() {
+    let mut e = vec![ev(0, Some(30.0), Some(0.9)), ev(1, None, Some(0.2))];
+    e[1].exact_match = true;
+    let r = rank(&e, SearchMode::Hybrid, Weights::default(), false);
+    assert_eq!(r[0].ordinal, 1);
+    assert_eq!(r[0].score, 1.0);
+    assert_eq!(confidence(&r[0], Some(r[1].score)), ConfidenceLevel::High);
+}
+
+#[test]
+fn ties_break_by_ordinal() {
+    let e = [
+        ev(3, Some(5.0), Some(0.5)),
+        ev(1, Some(5.0), Some(0.5)),
+        ev(2, Some(5.0), Some(0.5)),
+    ];
+    let r = rank(&e, SearchMode::Hybrid, Weights::default(), false);
+    let order: Vec<u32> = r.iter().map(|h| h.ordinal).collect();
+    assert_eq!(order, [1, 2, 3]);
+}
+
+#[test]
+fn cosine_blends_summary_and_best_passage() {
+    assert_eq!(blend_cosine(None, None), None);
+    assert_eq!(blend_cosine(Some(0.5), None), Some(0.5));
+    let b = blend_cosine(Some(0.5), Some(0.8)).unwrap();
+    assert!((b - (SUMMARY_SHARE * 0.5 + (1.0 - SUMMARY_SHARE) * 0.8)).abs() < 1e-12);
+}
+
+#[test]
+fn score_parts_follow_their_documented_ramps() {
+    assert_eq!(semantic_part(COS_FLOOR), 0.0);
+    assert_eq!(semantic_part(COS_CEIL), 1.0);
+    assert!((semantic_part((COS_FLOOR + COS_CEIL) / 2.0) - 0.5).abs() < 1e-12);
+    assert!((keyword_part(BM25_HALF) - 0.5).abs() < 1e-12);
+    assert_eq!(keyword_part(0.0), 0.0);
+}
+
+#[test]
+fn confidence_needs_score_and_margin() {
+    let hit = |score: f64| Ranked {
+        ordinal: 0,
+        score,
+        details: ScoreDetails::default(),
+    };
+    assert_eq!(confidence(&hit(0.8), Some(0.5)), ConfidenceLevel::High);
+    assert_eq!(
+        confidence(&hit(0.8), Some(0.79)),
+        ConfidenceLevel::Medium,
+        "a toss-up is not high"
+    );
+    assert_eq!(confidence(&hit(0.4), None), ConfidenceLevel::Medium);
+    assert_eq!(confidence(&hit(0.1), None), ConfidenceLevel::Low);
+}
+
+#[test]
+fn reasons_cite_terms_fields_and_similarity() {
+    let mut h = Ranked {
+        ordinal: 0,
+        score: 0.7,
+        details: ScoreDetails::default(),
+    };
+    h.details.cosine = Some(0.62);
+    h.details.semantic = semantic_part(0.62);
+    h.details.matched_passage = Some("summary".into());
+    let matched = vec![
+        ("names".to_string(), "grep".to_string()),
+        ("keywords".to_string(), "grep".to_string()),
+        ("description".to_string(), "regex".to_string()),
+    ];
+    let r = match_reasons(&h, &matched, false);
+    assert_eq!(r[0], "query term \"grep\" matched the names and keywords");
+    assert_eq!(r[1], "query term \"regex\" matched the description");
+    assert_eq!(
+        r[2],
+        "strong semantic similarity to the tool's summary (cosine 0.62)"
+    );
+}

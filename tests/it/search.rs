@@ -1,0 +1,335 @@
+//! `Engine::search` on the shipped catalog with the real embedding model: exact lookup,
+//! filters, thresholds, explanations, caching, keyword fallback and request validation.
+
+use crate::common::shipped_catalog;
+use serde_json::{json, Value};
+use std::sync::{Arc, OnceLock};
+use toolscout::catalog::Catalog;
+use toolscout::config::SearchConfig;
+use toolscout::embed::onnx::OnnxEmbedder;
+use toolscout::embed::Embedder;
+use toolscout::engine::{ConfidenceLevel, Engine, SearchMode, SearchRequest, SearchResponse};
+use toolscout::Error;
+
+fn catalog() -> Arc<Catalog> {
+    static C: OnceLock<Arc<Catalog>> = OnceLock::new();
+    C.get_or_init(|| {
+        Arc::new(
+            Catalog::load(&shipped_catalog())
+                .expect("shipped catalog loads")
+                .0,
+        )
+    })
+    .clone()
+}
+
+/// One engine with the real model, shared by every test (building it embeds the catalog).
+pub fn engine() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| {
+        let models = toolscout::config::default_dir("models");
+        let embedder = OnnxEmbedder::load(&models).expect("models fetched by `make models`");
+        Engine::build(
+            catalog(),
+            Ok(Arc::new(embedder) as Arc<dyn Embedder>),
+            SearchConfig::default(),
+        )
+        .expect("engine builds")
+    })
+}
+
+fn keyword_only_engine() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| {
+        Engine::build(
+            catalog(),
+            Err("no model in this test".into()),
+            SearchConfig::default(),
+        )
+        .unwrap()
+    })
+}
+
+fn search(body: Value) -> SearchResponse {
+    let req = SearchRequest::from_json(&body, engine().catalog()).expect("valid request");
+    engine().search(&req).expect("search succeeds")
+}
+
+fn ids(r: &SearchResponse) -> Vec<&str> {
+    r.results.iter().map(|h| h.tool_id.as_str()).collect()
+}
+
+fn violations(body: Value) -> Vec<(String, String)> {
+    match SearchRequest::from_json(&body, engine().catalog()) {
+        Err(Error::Validation { violations, .. }) => violations
+            .into_iter()
+            .map(|v| (v.pointer, v.message))
+            .collect(),
+        other => panic!("expected a validation error for {body}, got {other:?}"),
+    }
+}
+
+#[test]
+fn exact_names_come_first() {
+    for (query, id) in [
+        ("ripgrep", "ripgrep"),
+        ("rg", "ripgrep"),
+        ("localSearchCode", "local_search_code"),
+        ("local search code", "local_search_code"),
+        ("lsp_goto_definition", "lsp_goto_definition"),
+        ("kubectl get", "kubectl_get"),
+    ] {
+        let r = search(json!({ "query": query }));
+        let top = &r.results[0];
+        assert_eq!(top.tool_id, id, "query {query:?}: {:?}", ids(&r));
+        assert!(top.score_details.exact_match);
+        assert_eq!(top.similarity_score, 1.0);
+        assert_eq!(top.confidence_level, ConfidenceLevel::High);
+        assert!(top.match_reasons[0].contains("names this tool exactly"));
+    }
+}
+
+#[test]
+fn near_miss_names_are_suggested() {
+    let r = search(json!({ "query": "ripgrp" }));
+    assert!(
+        r.query_suggestions.contains(&"ripgrep".to_string()),
+        "{:?}",
+        r.query_suggestions
+    );
+    let r = search(json!({ "query": "kubectl gett" }));
+    assert!(
+        r.query_suggestions.iter().any(|s| s == "kubectl get"),
+        "{:?}",
+        r.query_suggestions
+    );
+}
+
+#[test]
+fn natural_language_needs_find_the_right_tools() {
+    for (query, expected) in [
+        (
+            "search my local source code for a regex pattern",
+            "local_search_code",
+        ),
+        ("jump to where a symbol is defined", "lsp_goto_definition"),
+        ("who calls this function", "lsp_call_hierarchy"),
+        ("look up a python package on pypi", "package_search"),
+        ("post a message to a slack channel", "slack_post_message"),
+        ("convert markdown to pdf", "pandoc_convert"),
+        ("show the history of commits for a file", "git_log"),
+        ("list pods in a kubernetes namespace", "kubectl_get"),
+    ] {
+        let r = search(json!({ "query": query, "max_results": 5 }));
+        assert!(
+            ids(&r).contains(&expected),
+            "{query:?}: expected {expected} in top 5, got {:?}",
+            ids(&r)
+        );
+    }
+}
+
+#[test]
+fn every_hit_is_explained() {
+    let r = search(
+        json!({ "query": "read a file from a github repository", "include_examples": true }),
+    );
+    assert!(!r.results.is_empty());
+    assert_eq!(r.metadata.search_mode_used, SearchMode::Hybrid);
+    assert_eq!(r.metadata.total_catalog_size, catalog().len());
+    assert_eq!(r.metadata.catalog_version, catalog().version());
+    assert!(r.total_results >= r.results.len());
+    let breakdown: usize = r.category_breakdown.values().sum();
+    assert_eq!(breakdown, r.total_results);
+    for (i, h) in r.results.iter().enumerate() {
+        assert!((0.0..=1.0).contains(&h.similarity_score));
+        assert_eq!(h.similarity_score, h.score_details.fused);
+        if let Some(next) = r.results.get(i + 1) {
+            assert!(h.similarity_score >= next.similarity_score);
+        }
+        assert!(!h.match_reasons.is_empty());
+        assert!(
+            h.score_details.cosine.is_some(),
+            "hybrid hits carry their cosine"
+        );
+        assert!(h.examples.as_ref().is_some_and(|e| !e.is_empty()));
+        assert!(!h.alternatives.contains(&h.tool_id));
+        assert!(!h.parameters.is_empty());
+    }
+    assert_eq!(
+        r.results[0].tool_id,
+        "github_get_file_content",
+        "{:?}",
+        ids(&r)
+    );
+}
+
+#[test]
+fn filters_apply_before_the_cut() {
+    // Every code-search tool comes back, even those the query barely matches.
+    let r = search(json!({ "query": "find text", "category": "code_search", "max_results": 50 }));
+    let in_category = catalog()
+        .tools()
+        .iter()
+        .filter(|t| t.category == "code_search")
+        .count();
+    assert!(r.results.iter().all(|h| h.category == "code_search"));
+    assert!(
+        r.results.len() + r.metadata.below_threshold >= in_category.min(50) - 1,
+        "{:?}",
+        ids(&r)
+    );
+
+    let r = search(json!({ "query": "run a command", "tool_type": "system", "max_results": 50 }));
+    assert!(r
+        .results
+        .iter()
+        .all(|h| h.tool_type == toolscout::catalog::ToolType::System));
+
+    let r = search(json!({
+        "query": "search",
+        "filters": { "complexity_range": { "min": 0.0, "max": 0.3 }, "performance_tier": "fast", "has_examples": true }
+    }));
+    for h in &r.results {
+        assert!(h.complexity_score <= 0.3, "{}", h.tool_id);
+        assert_eq!(
+            h.performance_characteristics.performance_tier,
+            toolscout::catalog::PerformanceTier::Fast
+        );
+    }
+}
+
+#[test]
+fn unrelated_queries_say_there_is_no_good_match() {
+    let r = search(json!({ "query": "bake a chocolate cake with strawberries" }));
+    assert!(r.results.len() <= 3, "{:?}", ids(&r));
+    if r.results.is_empty() {
+        let why = r
+            .metadata
+            .no_good_match
+            .as_deref()
+            .expect("an empty result says why");
+        assert!(
+            why.contains("below the similarity threshold") || why.contains("no tool matched"),
+            "{why}"
+        );
+    }
+    assert!(r
+        .results
+        .iter()
+        .all(|h| h.confidence_level == ConfidenceLevel::Low));
+}
+
+#[test]
+fn repeated_requests_hit_the_cache() {
+    let body = json!({ "query": "grep for a pattern in many files", "max_results": 3 });
+    let first = search(body.clone());
+    let second = search(body);
+    assert!(second.metadata.cache_hit);
+    assert_eq!(ids(&first), ids(&second));
+}
+
+#[test]
+fn context_shifts_the_ranking() {
+    let plain = search(json!({ "query": "query a database", "max_results": 10 }));
+    let with = search(
+        json!({ "query": "query a database", "context": "a local sqlite file on my laptop", "max_results": 10 }),
+    );
+    let pos = |r: &SearchResponse| {
+        ids(r)
+            .iter()
+            .position(|id| *id == "sqlite_query")
+            .unwrap_or(99)
+    };
+    assert!(
+        pos(&with) <= pos(&plain),
+        "{:?} vs {:?}",
+        ids(&with),
+        ids(&plain)
+    );
+    assert_eq!(with.results[0].tool_id, "sqlite_query", "{:?}", ids(&with));
+    assert!(with.results[0].score_details.context > 0.0);
+}
+
+#[test]
+fn without_a_model_search_falls_back_to_keywords_and_says_so() {
+    let e = keyword_only_engine();
+    let req = SearchRequest::from_json(&json!({ "query": "search code for a regex" }), e.catalog())
+        .unwrap();
+    let r = e.search(&req).unwrap();
+    assert_eq!(r.metadata.search_mode_used, SearchMode::Keyword);
+    assert!(
+        r.metadata
+            .hints
+            .iter()
+            .any(|h| h.contains("semantic search is unavailable")),
+        "{:?}",
+        r.metadata.hints
+    );
+    assert!(!r.results.is_empty());
+    assert!(r.results.iter().all(|h| h.score_details.cosine.is_none()));
+
+    let req = SearchRequest::from_json(
+        &json!({ "query": "x", "search_mode": "semantic" }),
+        e.catalog(),
+    )
+    .unwrap();
+    let err = e.search(&req).unwrap_err();
+    assert_eq!(err.code(), "MODEL_UNAVAILABLE");
+    assert!(err.to_string().contains("no model in this test"), "{err}");
+}
+
+#[test]
+fn bad_requests_name_the_field() {
+    let long = "x".repeat(501);
+    for (body, pointer, needle) in [
+        (json!({ "query": "" }), "/query", "at least 1 characters"),
+        (json!({ "query": "   " }), "/query", "found only whitespace"),
+        (json!({ "query": long }), "/query", "at most 500 characters"),
+        (
+            json!({ "query": "a", "max_results": 0 }),
+            "/max_results",
+            ">= 1",
+        ),
+        (
+            json!({ "query": "a", "max_results": 51 }),
+            "/max_results",
+            "<= 50",
+        ),
+        (
+            json!({ "query": "a", "search_mode": "fuzzy" }),
+            "/search_mode",
+            "one of",
+        ),
+        (
+            json!({ "query": "a", "category": "code_serch" }),
+            "/category",
+            "did you mean \"code_search\"",
+        ),
+        (
+            json!({ "query": "a", "filters": { "complexity_range": { "min": 0.8, "max": 0.2 } } }),
+            "/filters/complexity_range",
+            "min <= max",
+        ),
+        (
+            json!({ "query": "a", "filters": { "fast": true } }),
+            "/filters",
+            "unknown property \"fast\"",
+        ),
+        (
+            json!({ "query": 3 }),
+            "/query",
+            "expected string, found number 3",
+        ),
+        (json!({}), "", "required property \"query\""),
+    ] {
+        let v = violations(body.clone());
+        assert!(
+            v.iter().any(|(p, m)| p == pointer && m.contains(needle)),
+            "{body}: expected {pointer} / {needle:?}, got {v:?}"
+        );
+    }
+    // All violations at once.
+    let v = violations(json!({ "query": "", "max_results": 99, "search_mode": "x" }));
+    assert_eq!(v.len(), 3, "{v:?}");
+}
