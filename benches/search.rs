@@ -9,9 +9,9 @@
 //!    hybrid mode, 10 results, on synthetic catalogs of 1,000 / 10,000 / 100,000 tools. Every
 //!    query's vector is primed first, so this is index + ranking + response cost only. The
 //!    catalogs are embedded by [`FakeEmbedder`], which only stands in for the ONNX forward pass:
-//!    the real model embeds ~100-200 texts/s on the 2-core reference machine, so the ~450k
-//!    passages of the 100k catalog would take the better part of an hour. What a search pays
-//!    for the forward pass with the real model is in benches 3-4 (and `benches/embedding.rs`).
+//!    the real model embeds ~25-35 catalog passages/s on the loaded 2-core reference machine
+//!    (bench 4), so the ~450k passages of the 100k catalog would take hours. The real-model
+//!    figures are benches 3-4 (and `benches/embedding.rs`).
 //! 2. `cached/10k`: `Engine::search` repeating one request (a response-cache hit).
 //! 3. `end_to_end_real_model/short_query`: the shipped catalog with the real model; the query's
 //!    vector is never cached, so it is forward pass + search.
@@ -501,8 +501,8 @@ fn synthetic_tools(words: &Words, n: usize) -> Vec<ToolRecord> {
 
 // ---- fake embedder ----------------------------------------------------------------------
 
-/// A deterministic stand-in for the ONNX model, for this bench only: it costs ~20 us per text
-/// instead of ~5-10 ms, and gives vectors with the geometry of real embeddings (see
+/// A deterministic stand-in for the ONNX model, for this bench only: it costs ~40 us per text
+/// instead of ~10 ms (one query) to ~40 ms (batched catalog passages), and gives vectors with the geometry of real embeddings (see
 /// `index::synthetic`), so the HNSW graphs and the ranking see realistic neighbourhoods.
 ///
 /// A text's first content word picks its cluster, its first two its centre within the cluster
@@ -597,52 +597,80 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
             .copied()
             .filter(|q| (q.split_whitespace().count() <= 3) == short)
             .collect();
-        let mut stages: [Vec<Duration>; 5] = Default::default();
+        // total, without suggestions, keyword, summaries walk, passages walk, the two walks
+        // at k = MAX_RESULTS, exact rescoring.
+        let mut stages: [Vec<Duration>; 8] = Default::default();
         let mut candidate_counts: Vec<usize> = Vec::new();
         for _ in 0..4 {
             for q in &queries {
                 let req = hybrid_request(q);
-                let t = Instant::now();
-                black_box(engine.search_fresh(&req).expect("search"));
-                stages[0].push(t.elapsed());
-                let t = Instant::now();
-                black_box(no_suggestions.search_fresh(&req).expect("search"));
-                stages[1].push(t.elapsed());
-
-                let t = Instant::now();
-                let keyword = snap.keyword.search(q, k, Some(&allow));
-                stages[2].push(t.elapsed());
                 let v = embedder.vector(q);
-                let t = Instant::now();
-                let summaries = sem.summaries.search(&v, k, Some(&allow)).expect("search");
-                let passages = sem.passages.search(&v, k, Some(&allow)).expect("search");
-                stages[3].push(t.elapsed());
+                let (_, t) = timed(|| engine.search_fresh(&req).expect("search"));
+                stages[0].push(t);
+                let (_, t) = timed(|| no_suggestions.search_fresh(&req).expect("search"));
+                stages[1].push(t);
+                let (keyword, t) = timed(|| snap.keyword.search(q, k, Some(&allow)));
+                stages[2].push(t);
+                let (summaries, t) =
+                    timed(|| sem.summaries.search(&v, k, Some(&allow)).expect("search"));
+                stages[3].push(t);
+                let (passages, t) =
+                    timed(|| sem.passages.search(&v, k, Some(&allow)).expect("search"));
+                stages[4].push(t);
+                // The same walks asked for the shown results only: how much of their cost
+                // comes from the candidate count k (the walk's ef is at least 2k).
+                let (_, t) = timed(|| {
+                    sem.summaries
+                        .search(&v, MAX_RESULTS, Some(&allow))
+                        .expect("search")
+                });
+                stages[5].push(t);
+                let (_, t) = timed(|| {
+                    sem.passages
+                        .search(&v, MAX_RESULTS, Some(&allow))
+                        .expect("search")
+                });
+                stages[6].push(t);
                 let mut candidates: Vec<u32> = keyword.iter().map(|h| h.ordinal).collect();
                 candidates.extend(summaries.iter().chain(&passages).map(|h| h.owner));
                 candidates.sort_unstable();
                 candidates.dedup();
-                let t = Instant::now();
-                black_box(sem.summaries.score_owners(&v, &candidates).expect("score"));
-                black_box(sem.passages.score_owners(&v, &candidates).expect("score"));
-                stages[4].push(t.elapsed());
+                let (_, t) = timed(|| {
+                    (
+                        sem.summaries.score_owners(&v, &candidates).expect("score"),
+                        sem.passages.score_owners(&v, &candidates).expect("score"),
+                    )
+                });
+                stages[7].push(t);
                 candidate_counts.push(candidates.len());
             }
         }
-        let [total, no_sugg, kw, walk, rescore] = stages.each_mut().map(|s| p50(s));
+        let [total, no_sugg, kw, walk_s, walk_p, walk_s10, walk_p10, rescore] =
+            stages.each_mut().map(|s| p50(s));
         candidate_counts.sort_unstable();
         let cands = candidate_counts[(candidate_counts.len() - 1) / 2];
         println!(
             "  {label} profile, {kind} ({} queries), p50: search_fresh {}, without suggestions {}; \
-             keyword search {}, vector walks (summaries + passages) {}, exact rescoring {} of ~{} candidates",
+             keyword search {}; vector walks k={k}: summaries {}, passages {} (k={MAX_RESULTS}: \
+             {}, {}); exact rescoring {} of ~{cands} candidates",
             queries.len(),
             ms(total),
             ms(no_sugg),
             ms(kw),
-            ms(walk),
+            ms(walk_s),
+            ms(walk_p),
+            ms(walk_s10),
+            ms(walk_p10),
             ms(rescore),
-            cands
         );
     }
+}
+
+/// Runs `f` once: its result (kept alive past the clock) and its duration.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let t = Instant::now();
+    let out = black_box(f());
+    (out, t.elapsed())
 }
 
 // ---- benchmarks -------------------------------------------------------------------------

@@ -177,14 +177,19 @@ fn sizes(c: &mut Criterion) {
     }
 }
 
-/// Filters of decreasing breadth on the 10k index: half the owners (filtered graph walk), 5%
-/// and 3 owners (exact scan of the allowed vectors).
+/// Filters of decreasing breadth on the 10k index: half and a fifth of the owners (around
+/// the walk/scan crossover), 5% and 3 owners (scans of the allowed vectors).
 fn filtered(c: &mut Criterion, index: &VectorIndex, exact: &VectorIndex, d: &Data) {
     let half = |o: u32| o & 1 == 0;
+    let fifth = |o: u32| o % 5 == 1;
     let twentieth = |o: u32| o % 20 == 7;
     let three = |o: u32| o == 17 || o == 4_242 || o == 9_999;
-    let filters: [(&str, &dyn Fn(u32) -> bool); 3] =
-        [("50pct", &half), ("5pct", &twentieth), ("3owners", &three)];
+    let filters: [(&str, &dyn Fn(u32) -> bool); 4] = [
+        ("50pct", &half),
+        ("20pct", &fifth),
+        ("5pct", &twentieth),
+        ("3owners", &three),
+    ];
     for (label, allow) in filters {
         let truth: Vec<_> = d
             .queries

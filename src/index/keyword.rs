@@ -11,8 +11,9 @@ use crate::catalog::ToolDocument;
 use crate::error::Error;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
+use tantivy::postings::TermInfo;
 use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
@@ -22,8 +23,8 @@ use tantivy::tokenizer::{
     Token, TokenFilter, TokenStream, Tokenizer,
 };
 use tantivy::{
-    DocId, DocSet, Index, IndexWriter, ReloadPolicy, Score, Searcher, TantivyDocument, Term,
-    TERMINATED,
+    DocId, DocSet, Index, IndexWriter, InvertedIndexReader, ReloadPolicy, Score, Searcher,
+    TantivyDocument, Term, TERMINATED,
 };
 
 /// The name the analyzer is registered under in the tantivy index.
@@ -160,6 +161,9 @@ pub struct KeywordIndex {
     /// Per segment, doc id -> tool ordinal, read once from the `ordinal` fast field so that
     /// the search loop maps hits with one array access.
     segment_ordinals: Vec<Vec<u32>>,
+    /// Per segment, the inverted index of each field in `KeywordField::ALL` order, opened
+    /// once instead of on every query.
+    inverted: Vec<Vec<Arc<InvertedIndexReader>>>,
 }
 
 impl std::fmt::Debug for KeywordIndex {
@@ -230,7 +234,15 @@ impl KeywordIndex {
             .map_err(internal)?;
         let searcher = reader.searcher();
         let mut segment_ordinals = Vec::with_capacity(searcher.segment_readers().len());
+        let mut inverted = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {
+            inverted.push(
+                fields
+                    .iter()
+                    .map(|&field| segment.inverted_index(field))
+                    .collect::<tantivy::Result<Vec<_>>>()
+                    .map_err(internal)?,
+            );
             let column = segment.fast_fields().u64("ordinal").map_err(internal)?;
             let ordinals = (0..segment.max_doc())
                 .map(|doc| {
@@ -245,6 +257,7 @@ impl KeywordIndex {
             fields,
             weights,
             segment_ordinals,
+            inverted,
         })
     }
 
@@ -322,17 +335,32 @@ impl KeywordIndex {
         k: usize,
         allow: Option<&dyn Fn(u32) -> bool>,
     ) -> tantivy::Result<Vec<KeywordHit>> {
+        // Most (field, term) pairs of a query do not occur at all. One dictionary lookup per
+        // pair settles that up front, so absent pairs cost no weight, no scorer and no
+        // explanation, and present ones reuse their `TermInfo` for the explanation.
+        let mut lookups: Vec<Lookup> = Vec::new();
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (kind, &field) in KeywordField::ALL.iter().zip(&self.fields) {
+        for (field_idx, (kind, &field)) in KeywordField::ALL.iter().zip(&self.fields).enumerate() {
             let weight = self.weights.get(*kind);
             if weight <= 0.0 {
                 continue;
             }
-            for term in terms {
-                let query = TermQuery::new(
-                    Term::from_field_text(field, &term.term),
-                    IndexRecordOption::WithFreqs,
-                );
+            for (term_idx, term) in terms.iter().enumerate() {
+                let term = Term::from_field_text(field, &term.term);
+                let infos = self
+                    .inverted
+                    .iter()
+                    .map(|fields| fields[field_idx].get_term_info(&term))
+                    .collect::<std::io::Result<Vec<Option<TermInfo>>>>()?;
+                if infos.iter().all(Option::is_none) {
+                    continue;
+                }
+                lookups.push(Lookup {
+                    field_idx,
+                    term_idx,
+                    infos,
+                });
+                let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
                 clauses.push((
                     Occur::Should,
                     Box::new(BoostQuery::new(Box::new(query), weight)),
@@ -373,7 +401,7 @@ impl KeywordIndex {
             })?;
         }
         let ranked = top.into_sorted_vec();
-        let matched = self.matched(terms, &ranked)?;
+        let matched = self.matched(terms, &lookups, &ranked)?;
         Ok(ranked
             .iter()
             .zip(matched)
@@ -385,17 +413,18 @@ impl KeywordIndex {
             .collect())
     }
 
-    /// For each ranked candidate, the (field, query word) pairs present in it. One postings
-    /// lookup per (segment, field, term), then a forward seek per hit: a few microseconds for
-    /// a page of hits, and no per-document side table to hold in memory.
+    /// For each ranked candidate, the (field, query word) pairs present in it: the postings of
+    /// every present pair, opened from its known `TermInfo`, seeked forward through the hits.
+    /// A few microseconds for a page of hits, and no per-document side table in memory.
     fn matched(
         &self,
         terms: &[QueryTerm],
+        lookups: &[Lookup],
         ranked: &[Candidate],
     ) -> tantivy::Result<Vec<Vec<(String, String)>>> {
         // found[hit][term][field]
         let mut found = vec![vec![[false; 6]; terms.len()]; ranked.len()];
-        for (segment_ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+        for (segment_ord, inverted) in self.inverted.iter().enumerate() {
             let mut hits: Vec<(DocId, usize)> = ranked
                 .iter()
                 .enumerate()
@@ -406,32 +435,23 @@ impl KeywordIndex {
                 continue;
             }
             hits.sort_unstable();
-            for (field_idx, (kind, &field)) in
-                KeywordField::ALL.iter().zip(&self.fields).enumerate()
-            {
-                if self.weights.get(*kind) <= 0.0 {
+            for lookup in lookups {
+                let Some(info) = &lookup.infos[segment_ord] else {
                     continue;
-                }
-                let inverted = segment.inverted_index(field)?;
-                for (term_idx, term) in terms.iter().enumerate() {
-                    let term = Term::from_field_text(field, &term.term);
-                    let Some(mut postings) =
-                        inverted.read_postings(&term, IndexRecordOption::Basic)?
-                    else {
-                        continue;
-                    };
-                    for &(doc, hit) in &hits {
-                        // Hits are sorted by doc, so seeks only move forward, as DocSet wants.
-                        let mut current = postings.doc();
-                        if current < doc {
-                            current = postings.seek(doc);
-                        }
-                        if current == TERMINATED {
-                            break;
-                        }
-                        if current == doc {
-                            found[hit][term_idx][field_idx] = true;
-                        }
+                };
+                let mut postings = inverted[lookup.field_idx]
+                    .read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+                for &(doc, hit) in &hits {
+                    // Hits are sorted by doc, so seeks only move forward, as DocSet wants.
+                    let mut current = postings.doc();
+                    if current < doc {
+                        current = postings.seek(doc);
+                    }
+                    if current == TERMINATED {
+                        break;
+                    }
+                    if current == doc {
+                        found[hit][lookup.term_idx][lookup.field_idx] = true;
                     }
                 }
             }
@@ -442,8 +462,11 @@ impl KeywordIndex {
                 let mut out: Vec<(String, String)> = Vec::new();
                 for (term, fields) in terms.iter().zip(per_term) {
                     for (kind, hit) in KeywordField::ALL.iter().zip(fields) {
+                        if !hit {
+                            continue;
+                        }
                         let pair = (kind.as_str().to_string(), term.surface.clone());
-                        if hit && !out.contains(&pair) {
+                        if !out.contains(&pair) {
                             out.push(pair);
                         }
                     }
@@ -452,6 +475,13 @@ impl KeywordIndex {
             })
             .collect())
     }
+}
+
+/// A (field, query term) pair present in the index, with its dictionary entry per segment.
+struct Lookup {
+    field_idx: usize,
+    term_idx: usize,
+    infos: Vec<Option<TermInfo>>,
 }
 
 /// A scored document during collection. Ordered so that the *worse* candidate is greater:

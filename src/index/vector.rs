@@ -56,12 +56,12 @@ pub struct VectorParams {
     /// take ~25 s to insert).
     pub ef_construction: usize,
     /// HNSW `ef` at search time (breadth of the layer-0 walk) at up to 32k vectors; the walk
-    /// uses `max(ef_search * sqrt(n / 32k), 2k)` (n vectors), then 1/f more under a filter
-    /// letting a fraction f through.
+    /// uses `max(ef_search * (n / 32k)^0.75, 2k)` for n vectors, then 1/f more under a filter
+    /// letting a fraction f of the vectors through.
     ///
-    /// 40: recall@10 vs exact at 10k owners x 3 vectors is 0.99 at ef 32 and 0.9997 at 48;
-    /// at fixed ef it fell from that to 0.92 at 100k vectors, which needed ~1.75x the ef for
-    /// 0.98+ (hence the sqrt growth).
+    /// 40: recall@10 vs exact at 10k owners x 3 vectors (30k vectors) is 0.994 at ef 24 and
+    /// 0.999 at 40. At 100k vectors ef 40 gave ~0.94 and 0.99 needed ~2.4x the ef, hence
+    /// the growth with (n / 32k)^0.75 (ef 92 at 100k vectors).
     pub ef_search: usize,
     /// Insert with hnsw_rs's `parallel_insert` (rayon) instead of one point at a time.
     ///
@@ -82,14 +82,17 @@ impl Default for VectorParams {
     }
 }
 
-/// Vectors at which `ef_search` applies as given; it grows with sqrt(n / this) above.
+/// Vectors at which `ef_search` applies as given; it grows with (n / this)^0.75 above.
 const EF_REFERENCE_VECTORS: f64 = 32_768.0;
 
-/// Cost of a graph walk of breadth ef, in units of one vector of an exact scan: FIXED +
-/// PER_EF * ef. Fitted at dim 384 (a walk: ~150 us + ~5.5 us per ef; a scan: ~0.06 us per
-/// vector): a filtered search scans the allowed vectors when there are fewer than this.
-const WALK_COST_FIXED: f64 = 2_500.0;
-const WALK_COST_PER_EF: f64 = 90.0;
+/// Cost of a graph walk of breadth ef, in units of one vector of a filtered exact scan:
+/// FIXED + PER_EF * ef. A filtered search scans the allowed vectors when there are fewer.
+/// Measured at 10k owners x 3 vectors, dim 384: a walk costs ~150 us + ~5-10 us per ef, a
+/// filtered scan 100-200 ns per allowed vector (skipping owners defeats the prefetcher, so it
+/// is 2-3x a streaming full scan per vector). Crossover: about a third of the owners allowed
+/// (walk 1.0 ms vs scan 3.4 ms at 1/3; scan 1.1 ms vs walk 2.1 ms at 1/5).
+const WALK_COST_FIXED: f64 = 2_000.0;
+const WALK_COST_PER_EF: f64 = 60.0;
 
 /// hnsw_rs caps the number of layers at 16 (`NB_LAYER_MAX`); asking for that keeps its default
 /// level distribution (layers beyond ~log_M(n) stay empty anyway).
@@ -357,7 +360,7 @@ impl VectorIndex {
     }
 
     /// The ef of a walk for the top k with a fraction `fraction` of the vectors allowed:
-    /// `ef_search` grown with sqrt(n / 32k), at least 2k so that k distinct owners survive
+    /// `ef_search` grown with (n / 32k)^0.75, at least 2k so that k distinct owners survive
     /// deduplication when an owner's vectors lie close together, and 1/f more under a filter,
     /// which is applied to the walk's output (all ef vectors reached are asked for: they are
     /// computed anyway).
@@ -366,7 +369,9 @@ impl VectorIndex {
     /// exit and goes on until the candidate heap drains, which measured ~5x slower than this
     /// over-fetch at half the owners allowed (as slow as scanning everything).
     fn walk_ef(&self, k: usize, fraction: f64) -> usize {
-        let scale = (self.len() as f64 / EF_REFERENCE_VECTORS).sqrt().max(1.0);
+        let scale = (self.len() as f64 / EF_REFERENCE_VECTORS)
+            .powf(0.75)
+            .max(1.0);
         let base = ((self.params.ef_search as f64 * scale) as usize).max(k.saturating_mul(2));
         (base as f64 / fraction).ceil() as usize
     }
