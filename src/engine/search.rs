@@ -15,8 +15,11 @@ use std::time::Instant;
 /// proposes candidates and the union is rescored.
 const EXHAUSTIVE_LIMIT: usize = 5_000;
 /// Candidates each index proposes on large catalogs, per requested result.
-const CANDIDATES_PER_RESULT: usize = 10;
-const MIN_CANDIDATES: usize = 100;
+/// Four per result is enough for the fused top to come from the union (each index proposes
+/// its own best, and every candidate is rescored exactly by both); more costs HNSW walks
+/// that must find that many distinct tools among clustered passages.
+const CANDIDATES_PER_RESULT: usize = 4;
+const MIN_CANDIDATES: usize = 40;
 /// Alternatives listed per hit.
 const MAX_ALTERNATIVES: usize = 5;
 

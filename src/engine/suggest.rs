@@ -37,6 +37,9 @@ impl Engine {
             let mut close: Vec<(usize, u32)> = snap
                 .names
                 .iter()
+                // Lengths differing by more than the edit budget cannot match: skipping them
+                // keeps this linear scan cheap on large catalogs (a length compare per name).
+                .filter(|(name, _)| name.len().abs_diff(q.len()) <= NAME_EDITS)
                 .filter_map(|(name, &o)| {
                     let d = strsim::levenshtein(&q, name);
                     (d >= 1 && d <= NAME_EDITS.min(name.len() / 3).max(1)).then_some((d, o))

@@ -1,0 +1,278 @@
+//! Tests of `keyword`.
+
+use super::*;
+use crate::catalog::{split_identifier, Catalog};
+
+fn doc(ordinal: u32, names: &str, keywords: &str, description: &str) -> ToolDocument {
+    ToolDocument {
+        ordinal,
+        tool_id: format!("tool_{ordinal}"),
+        names: names.to_string(),
+        keywords: keywords.to_string(),
+        description: description.to_string(),
+        guidance: String::new(),
+        parameters: String::new(),
+        examples: String::new(),
+        passages: Vec::new(),
+    }
+}
+
+fn build(docs: &[ToolDocument]) -> KeywordIndex {
+    KeywordIndex::build(docs, FieldWeights::default()).unwrap()
+}
+
+fn ordinals(hits: &[KeywordHit]) -> Vec<u32> {
+    hits.iter().map(|h| h.ordinal).collect()
+}
+
+#[test]
+fn analyzer_chain() {
+    assert_eq!(
+        analyze("githubGetFileContent"),
+        ["githubgetfilecont", "github", "get", "file", "content"]
+    );
+    assert_eq!(analyze("Searching the FILES!"), ["search", "file"]);
+    assert_eq!(
+        analyze("HTTPServer2"),
+        ["httpserver2", "http", "server", "2"]
+    );
+    assert_eq!(analyze("find, search, get"), ["find", "search", "get"]);
+    assert!(analyze("?!-- ... //").is_empty());
+    assert!(analyze("the and of to").is_empty());
+    // A term longer than MAX_TERM_BYTES is dropped, its parts are not.
+    let long = format!("{}Tail", "x".repeat(MAX_TERM_BYTES));
+    assert_eq!(analyze(&long), [&"x".repeat(MAX_TERM_BYTES), "tail"]);
+}
+
+#[test]
+fn identifier_parts_agree_with_split_identifier() {
+    for s in [
+        "githubGetFileContent",
+        "HTTPServer2",
+        "lspGotoDefinition",
+        "kebab-case_name",
+        "utf8Decode",
+        "ABC",
+        "x",
+        "getV2API",
+        "naïveÜberCase",
+    ] {
+        let mut parts = Vec::new();
+        identifier_parts(s, &mut parts);
+        let words: Vec<String> = parts.iter().map(|&(a, b)| s[a..b].to_lowercase()).collect();
+        assert_eq!(words, split_identifier(s), "{s}");
+    }
+}
+
+#[test]
+fn query_surfaces_point_into_the_query() {
+    let terms = query_terms("Searching githubGetFile, searching");
+    let pairs: Vec<(&str, &str)> = terms
+        .iter()
+        .map(|t| (t.term.as_str(), t.surface.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("search", "Searching"),
+            ("githubgetfil", "githubGetFile"),
+            ("github", "github"),
+            ("get", "Get"),
+            ("file", "File"),
+        ]
+    );
+}
+
+#[test]
+fn identifiers_are_found_split_and_joined() {
+    let index = build(&[
+        doc(
+            0,
+            "githubGetFileContent",
+            "",
+            "Reads a file from a repository",
+        ),
+        doc(1, "localSearchCode", "", "Searches code on disk"),
+        doc(2, "unrelated", "", "Sends an email"),
+    ]);
+    for query in [
+        "github get file content",
+        "githubgetfilecontent",
+        "GithubGetFileContent",
+    ] {
+        assert_eq!(ordinals(&index.search(query, 5, None))[0], 0, "{query}");
+    }
+    for query in ["localsearchcode", "local search code", "localSearchCode"] {
+        assert_eq!(ordinals(&index.search(query, 5, None))[0], 1, "{query}");
+    }
+}
+
+#[test]
+fn stemming_matches_word_forms() {
+    let index = build(&[
+        doc(0, "alpha", "", "search the codebase"),
+        doc(1, "beta", "", "list open issues"),
+    ]);
+    assert_eq!(ordinals(&index.search("searching", 5, None)), [0]);
+    assert_eq!(ordinals(&index.search("searches", 5, None)), [0]);
+    assert_eq!(ordinals(&index.search("issue listing", 5, None)), [1]);
+}
+
+#[test]
+fn name_hit_outranks_description_hit() {
+    let index = build(&[
+        doc(0, "textmatcher", "", "regex based matching of text lines"),
+        doc(1, "regex tester", "", "matching of text lines by pattern"),
+    ]);
+    let hits = index.search("regex", 5, None);
+    assert_eq!(ordinals(&hits), [1, 0]);
+    assert!(hits[0].bm25 > hits[1].bm25);
+}
+
+#[test]
+fn weights_are_tunable() {
+    let docs = [
+        doc(0, "textmatcher", "", "regex based matching of text lines"),
+        doc(1, "regex tester", "", "matching of text lines by pattern"),
+    ];
+    let weights = FieldWeights {
+        names: 0.0,
+        ..FieldWeights::default()
+    };
+    let index = KeywordIndex::build(&docs, weights).unwrap();
+    assert_eq!(ordinals(&index.search("regex", 5, None)), [0]);
+}
+
+#[test]
+fn filter_applies_before_the_cut() {
+    let docs: Vec<ToolDocument> = (0..60)
+        .map(|i| {
+            // Scores vary with the number of "alpha"s, so unfiltered top-k would be
+            // dominated by disallowed docs.
+            let body = "alpha ".repeat(1 + (i as usize % 5));
+            doc(
+                i,
+                &format!("tool{i}"),
+                "",
+                &format!("{body} filler words here"),
+            )
+        })
+        .collect();
+    let index = build(&docs);
+    let allow = |o: u32| o % 7 == 0;
+    let all = index.search("alpha", 1000, None);
+    assert_eq!(all.len(), 60);
+    let expected: Vec<u32> = ordinals(&all).into_iter().filter(|&o| allow(o)).collect();
+    assert_eq!(expected.len(), 9);
+    // Fewer allowed matches than k: every one of them comes back.
+    assert_eq!(ordinals(&index.search("alpha", 10, Some(&allow))), expected);
+    // More than k: the best k allowed ones, in the unfiltered ranking's order.
+    assert_eq!(
+        ordinals(&index.search("alpha", 3, Some(&allow))),
+        expected[..3]
+    );
+    // Nothing allowed: nothing.
+    assert!(index.search("alpha", 10, Some(&|_| false)).is_empty());
+}
+
+#[test]
+fn ties_break_by_ordinal_whatever_the_insertion_order() {
+    // Identical documents inserted in scrambled ordinal order.
+    let order = [7u32, 3, 9, 0, 5, 1, 8, 2, 6, 4];
+    let docs: Vec<ToolDocument> = order
+        .iter()
+        .map(|&o| doc(o, "same name", "", "same description about widgets"))
+        .collect();
+    let index = build(&docs);
+    let hits = index.search("widgets", 10, None);
+    assert_eq!(ordinals(&hits), (0..10).collect::<Vec<u32>>());
+    assert!(hits.windows(2).all(|w| w[0].bm25 == w[1].bm25));
+    assert_eq!(ordinals(&index.search("widgets", 3, None)), [0, 1, 2]);
+    let odd = |o: u32| o % 2 == 1;
+    assert_eq!(ordinals(&index.search("widgets", 2, Some(&odd))), [1, 3]);
+    // Same query, same answer.
+    assert_eq!(index.search("widgets", 10, None), hits);
+}
+
+#[test]
+fn empty_queries_return_nothing() {
+    let index = build(&[doc(0, "the tool", "", "of and to")]);
+    for query in ["", "   ", "?!--...", "the and of to", "!!! the ???"] {
+        assert!(index.search(query, 10, None).is_empty(), "{query:?}");
+    }
+    assert!(index.search("tool", 0, None).is_empty());
+    assert_eq!(index.search("tool", 10, None).len(), 1);
+}
+
+#[test]
+fn empty_index_is_searchable() {
+    let index = build(&[]);
+    assert_eq!(index.num_docs(), 0);
+    assert!(index.search("anything", 10, None).is_empty());
+    assert_eq!(index.doc_freq("anything"), 0);
+}
+
+#[test]
+fn matched_names_terms_and_fields() {
+    let mut d = doc(
+        0,
+        "regex tester",
+        "regex, pattern",
+        "Tests patterns against text",
+    );
+    d.examples = "Validate an email regex".to_string();
+    let index = build(&[d, doc(1, "other", "", "searching text files")]);
+    let hits = index.search("Regex searching unknownword", 10, None);
+    assert_eq!(ordinals(&hits), [0, 1]);
+    let pairs = |h: &KeywordHit| -> Vec<(String, String)> { h.matched.clone() };
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        pairs(&hits[0]),
+        [
+            s("names", "Regex"),
+            s("keywords", "Regex"),
+            s("examples", "Regex")
+        ]
+    );
+    assert_eq!(pairs(&hits[1]), [s("description", "searching")]);
+}
+
+#[test]
+fn doc_freq_counts_documents_across_fields() {
+    let index = build(&[
+        doc(0, "search", "search", "search everything"),
+        doc(1, "other", "", "search files"),
+        doc(2, "third", "", "nothing relevant"),
+    ]);
+    assert_eq!(index.doc_freq("search"), 2);
+    assert_eq!(index.doc_freq("nonexistent"), 0);
+    assert_eq!(index.field_doc_freq(KeywordField::Names, "search"), 1);
+    assert_eq!(index.field_doc_freq(KeywordField::Description, "search"), 2);
+    assert!(
+        index.idf(KeywordField::Names, "search") > index.idf(KeywordField::Description, "search")
+    );
+}
+
+#[test]
+fn real_catalog_ranks_the_obvious_tool_first() {
+    let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).unwrap();
+    let docs: Vec<ToolDocument> = catalog
+        .tools()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ToolDocument::from_record(i as u32, t))
+        .collect();
+    let index = build(&docs);
+    assert_eq!(index.num_docs(), docs.len() as u64);
+    let top = |q: &str| {
+        let hits = index.search(q, 3, None);
+        catalog.tools()[hits[0].ordinal as usize].tool_id.clone()
+    };
+    assert_eq!(top("ripgrep"), "ripgrep");
+    assert_eq!(top("localSearchCode"), "local_search_code");
+    assert_eq!(top("localsearchcode"), "local_search_code");
+    assert_eq!(top("kubernetes pod logs"), "kubectl_logs");
+    for hit in index.search("search code with regex", 10, None) {
+        assert!(!hit.matched.is_empty());
+    }
+}
