@@ -88,7 +88,7 @@ impl Engine {
         &self.config
     }
 
-    /// Fraction of response-cache lookups that hit, since start.
+    /// Responses currently held in the response cache.
     pub fn cache_entries(&self) -> u64 {
         self.responses.entry_count()
     }

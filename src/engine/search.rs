@@ -300,9 +300,6 @@ impl Engine {
         if f.has_examples == Some(true) && t.examples.is_empty() {
             return false;
         }
-        if f.has_examples == Some(false) && !t.examples.is_empty() {
-            return false;
-        }
         if f.performance_tier.is_some_and(|p| t.performance_tier != p) {
             return false;
         }

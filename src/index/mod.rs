@@ -2,6 +2,7 @@
 //! (tantivy BM25 over per-field tool text). Both are built once and shared read-only; both
 //! speak in tool ordinals (positions in the catalog), never ids.
 
+pub mod analyzer;
 pub mod keyword;
 pub mod snapshot;
 #[doc(hidden)]

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::catalog::{split_identifier, Catalog};
+use crate::index::analyzer::{identifier_parts, MAX_TERM_BYTES};
 
 fn doc(ordinal: u32, names: &str, keywords: &str, description: &str) -> ToolDocument {
     ToolDocument {
