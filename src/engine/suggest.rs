@@ -59,7 +59,7 @@ impl Engine {
             .copied()
             .filter(|w| {
                 let terms = analyze(w);
-                !terms.is_empty() && terms.iter().all(|t| snap.keyword.doc_freq(t) == 0)
+                !terms.is_empty() && terms.iter().all(|t| !snap.keyword.contains_term(t))
             })
             .collect();
         if !unknown.is_empty() && unknown.len() < words.len() {

@@ -272,6 +272,14 @@ impl KeywordIndex {
         }
     }
 
+    /// Whether any document has the analysed `term` in any field: dictionary lookups only,
+    /// much cheaper than `doc_freq`, which counts a union of postings.
+    pub fn contains_term(&self, term: &str) -> bool {
+        KeywordField::ALL
+            .iter()
+            .any(|&f| self.field_doc_freq(f, term) > 0)
+    }
+
     /// Number of documents containing the analysed `term` in `field`.
     pub fn field_doc_freq(&self, field: KeywordField, term: &str) -> u64 {
         let term = Term::from_field_text(self.fields[field as usize], term);

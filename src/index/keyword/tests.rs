@@ -277,3 +277,26 @@ fn real_catalog_ranks_the_obvious_tool_first() {
         assert!(!hit.matched.is_empty());
     }
 }
+
+#[test]
+fn contains_term_agrees_with_doc_freq() {
+    let catalog = Catalog::load(&crate::config::default_dir("catalog"))
+        .unwrap()
+        .0;
+    let docs: Vec<ToolDocument> = catalog
+        .tools()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ToolDocument::from_record(i as u32, t))
+        .collect();
+    let index = KeywordIndex::build(&docs, FieldWeights::default()).unwrap();
+    for word in ["ripgrep", "search", "kubernetes", "zzzqqq", "strawberry"] {
+        for term in analyze(word) {
+            assert_eq!(
+                index.contains_term(&term),
+                index.doc_freq(&term) > 0,
+                "{term}"
+            );
+        }
+    }
+}
