@@ -247,12 +247,14 @@ fn print_config_shows_sources() {
         text.contains("addr = \"127.0.0.1:1987\"  # default"),
         "{text}"
     );
-    // Found from the installation, not from the (temporary) working directory.
-    assert!(text.contains("catalog_dir = "), "{text}");
+    // Found from the installation (the checkout holding target/), not from the working
+    // directory, which here is the temporary directory.
+    let expected = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog");
+    let expected = expected.canonicalize().unwrap();
     assert!(
-        !text.contains(&format!(
-            "catalog_dir = \"{}",
-            std::env::temp_dir().display()
+        text.contains(&format!(
+            "catalog_dir = \"{}\"  # default",
+            expected.display()
         )),
         "{text}"
     );
