@@ -816,16 +816,7 @@ fn real_model(c: &mut Criterion) {
     g.finish();
     drop(engine);
 
-    let passages: usize = catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            toolscout::catalog::ToolDocument::from_record(i as u32, t)
-                .passages
-                .len()
-        })
-        .sum();
+    let passages: usize = catalog.documents().iter().map(|d| d.passages.len()).sum();
     println!(
         "catalog_embedding_throughput: {} tools, {passages} passages per build",
         catalog.len()

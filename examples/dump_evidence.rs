@@ -18,12 +18,7 @@ fn main() -> anyhow::Result<()> {
     let queries = sample(queries, Some(a[3].parse()?), a[4].parse()?);
     let out = &a[5];
     let catalog = Catalog::from_tools("eval".into(), to_records(&tools));
-    let docs: Vec<ToolDocument> = catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| ToolDocument::from_record(i as u32, t))
-        .collect();
+    let docs: Vec<ToolDocument> = catalog.documents();
     let embedder = OnnxEmbedder::load(&toolscout::config::default_dir("models"))?;
     // Keyword features: total with default weights, then one index per field.
     let mut kw = vec![KeywordIndex::build(&docs, FieldWeights::default())?];

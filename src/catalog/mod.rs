@@ -119,6 +119,16 @@ impl Catalog {
         out
     }
 
+    /// The indexed text of every tool, ordinal = position in id order (what the indexes and
+    /// the ranking speak in).
+    pub fn documents(&self) -> Vec<ToolDocument> {
+        self.tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ToolDocument::from_record(i as u32, t))
+            .collect()
+    }
+
     /// Tool counts per category, sorted by category.
     pub fn categories(&self) -> BTreeMap<&str, usize> {
         let mut out = BTreeMap::new();

@@ -81,12 +81,7 @@ impl Snapshot {
         embedder: std::result::Result<Arc<dyn Embedder>, String>,
     ) -> Result<Snapshot> {
         let start = Instant::now();
-        let documents: Vec<ToolDocument> = catalog
-            .tools()
-            .iter()
-            .enumerate()
-            .map(|(i, t)| ToolDocument::from_record(i as u32, t))
-            .collect();
+        let documents: Vec<ToolDocument> = catalog.documents();
         let keyword = KeywordIndex::build(&documents, KEYWORD_WEIGHTS)?;
         let mut names = HashMap::new();
         for (i, t) in catalog.tools().iter().enumerate() {

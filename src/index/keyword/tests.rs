@@ -257,12 +257,7 @@ fn doc_freq_counts_documents_across_fields() {
 #[test]
 fn real_catalog_ranks_the_obvious_tool_first() {
     let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).unwrap();
-    let docs: Vec<ToolDocument> = catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| ToolDocument::from_record(i as u32, t))
-        .collect();
+    let docs: Vec<ToolDocument> = catalog.documents();
     let index = build(&docs);
     assert_eq!(index.num_docs(), docs.len() as u64);
     let top = |q: &str| {
@@ -283,12 +278,7 @@ fn contains_term_agrees_with_doc_freq() {
     let catalog = Catalog::load(&crate::config::default_dir("catalog"))
         .unwrap()
         .0;
-    let docs: Vec<ToolDocument> = catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| ToolDocument::from_record(i as u32, t))
-        .collect();
+    let docs: Vec<ToolDocument> = catalog.documents();
     let index = KeywordIndex::build(&docs, FieldWeights::default()).unwrap();
     for word in ["ripgrep", "search", "kubernetes", "zzzqqq", "strawberry"] {
         for term in analyze(word) {
