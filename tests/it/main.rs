@@ -2,6 +2,7 @@
 
 mod common;
 
+mod catalog_expectations;
 mod catalog_validate;
 mod eval;
 mod http_api;
