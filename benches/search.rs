@@ -584,13 +584,12 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
     let snap = engine.snapshot();
     let sem = snap.semantic.as_ref().expect("fake embedder is loaded");
     let n = snap.catalog.len();
-    let k = if n <= 5_000 {
+    // Mirrors the engine's EXHAUSTIVE_LIMIT, CANDIDATES_PER_RESULT and MIN_CANDIDATES.
+    let k = if n <= 500 {
         n
     } else {
-        (MAX_RESULTS * 10).max(100)
+        (MAX_RESULTS * 4).max(40)
     };
-    let allowed = vec![true; n];
-    let allow = |o: u32| allowed.get(o as usize).copied().unwrap_or(false);
     for (kind, short) in [("<=3 words", true), (">3 words", false)] {
         let queries: Vec<&str> = QUERIES
             .iter()
@@ -609,27 +608,17 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
                 stages[0].push(t);
                 let (_, t) = timed(|| no_suggestions.search_fresh(&req).expect("search"));
                 stages[1].push(t);
-                let (keyword, t) = timed(|| snap.keyword.search(q, k, Some(&allow)));
+                let (keyword, t) = timed(|| snap.keyword.search(q, k, None));
                 stages[2].push(t);
-                let (summaries, t) =
-                    timed(|| sem.summaries.search(&v, k, Some(&allow)).expect("search"));
+                let (summaries, t) = timed(|| sem.summaries.propose(&v, k, None).expect("search"));
                 stages[3].push(t);
-                let (passages, t) =
-                    timed(|| sem.passages.search(&v, k, Some(&allow)).expect("search"));
+                let (passages, t) = timed(|| sem.passages.propose(&v, k, None).expect("search"));
                 stages[4].push(t);
                 // The same walks asked for the shown results only: how much of their cost
                 // comes from the candidate count k (the walk's ef is at least 2k).
-                let (_, t) = timed(|| {
-                    sem.summaries
-                        .search(&v, MAX_RESULTS, Some(&allow))
-                        .expect("search")
-                });
+                let (_, t) = timed(|| sem.summaries.search(&v, MAX_RESULTS, None).expect("search"));
                 stages[5].push(t);
-                let (_, t) = timed(|| {
-                    sem.passages
-                        .search(&v, MAX_RESULTS, Some(&allow))
-                        .expect("search")
-                });
+                let (_, t) = timed(|| sem.passages.search(&v, MAX_RESULTS, None).expect("search"));
                 stages[6].push(t);
                 let mut candidates: Vec<u32> = keyword.iter().map(|h| h.ordinal).collect();
                 candidates.extend(summaries.iter().chain(&passages).map(|h| h.owner));

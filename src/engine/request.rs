@@ -57,6 +57,17 @@ pub struct ComplexityRange {
 }
 
 impl SearchRequest {
+    /// Whether the request restricts the candidates (category, type or any filter).
+    pub fn restricts(&self) -> bool {
+        let f = &self.filters;
+        self.category.is_some()
+            || self.tool_type.is_some()
+            || f.complexity_range.is_some()
+            || f.has_examples == Some(true)
+            || f.recent_only == Some(true)
+            || f.performance_tier.is_some()
+    }
+
     /// A request with defaults, for the CLI and tests.
     pub fn new(query: impl Into<String>) -> SearchRequest {
         SearchRequest {

@@ -6,6 +6,7 @@ use crate::catalog::{PerformanceTier, ToolExample, ToolType};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -38,7 +39,8 @@ pub enum ConfidenceLevel {
 pub struct SearchResponse {
     pub success: bool,
     pub query: String,
-    pub results: Vec<ToolSearchResult>,
+    /// Shared so that a response-cache hit copies a pointer, not every hit's strings.
+    pub results: Arc<[ToolSearchResult]>,
     /// Tools that matched the query and filters at all (before the `max_results` cut and
     /// the similarity threshold).
     pub total_results: usize,

@@ -34,19 +34,9 @@ impl Engine {
         // Near-miss of a tool name: "ripgrp" -> "ripgrep".
         let q = normalize_name(&req.query);
         if exact.is_none() && req.query.split_whitespace().count() <= 3 && q.len() >= 3 {
-            let mut close: Vec<(usize, u32)> = snap
+            let close = snap
                 .names
-                .iter()
-                // Lengths differing by more than the edit budget cannot match: skipping them
-                // keeps this linear scan cheap on large catalogs (a length compare per name).
-                .filter(|(name, _)| name.len().abs_diff(q.len()) <= NAME_EDITS)
-                .filter_map(|(name, &o)| {
-                    let d = strsim::levenshtein(&q, name);
-                    (d >= 1 && d <= NAME_EDITS.min(name.len() / 3).max(1)).then_some((d, o))
-                })
-                .collect();
-            close.sort();
-            close.dedup_by_key(|(_, o)| *o);
+                .near_misses(&q, NAME_EDITS, |len| NAME_EDITS.min(len / 3).max(1));
             for (_, o) in close.into_iter().take(2) {
                 push(tools[o as usize].name.clone(), &mut out);
             }

@@ -41,7 +41,7 @@ pub fn search_markdown(r: &SearchResponse) -> String {
             );
         }
         out.push('\n');
-        for t in &r.results {
+        for t in r.results.iter() {
             let _ = writeln!(out, "## `{}`\n", t.tool_id);
             for reason in &t.match_reasons {
                 let _ = writeln!(out, "- {reason}");

@@ -4,6 +4,7 @@
 
 pub mod analyzer;
 pub mod keyword;
+pub mod names;
 pub mod snapshot;
 #[doc(hidden)]
 pub mod synthetic;

@@ -3,11 +3,11 @@
 //! expensive step; a snapshot never changes after it.
 
 use super::keyword::{FieldWeights, KeywordIndex};
+use super::names::NameIndex;
 use super::vector::VectorIndex;
-use crate::catalog::{normalize_name, Catalog, PassageKind, ToolDocument};
+use crate::catalog::{Catalog, PassageKind, ToolDocument};
 use crate::embed::Embedder;
 use crate::error::Result;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -44,7 +44,7 @@ pub struct Snapshot {
     pub semantic: Option<Semantic>,
     pub semantic_status: SemanticStatus,
     /// Normalised id, name and alias -> tool ordinal, for exact-name lookup.
-    pub names: HashMap<String, u32>,
+    pub names: NameIndex,
     pub build_time: Duration,
 }
 
@@ -70,9 +70,6 @@ pub const KEYWORD_WEIGHTS: FieldWeights = FieldWeights {
     examples: 0.6,
 };
 
-/// Passages are embedded in batches of this many texts.
-const EMBED_BATCH: usize = 64;
-
 impl Snapshot {
     /// Builds every index of `catalog`. Without an embedder (or if embedding fails) the
     /// snapshot serves keyword search and says why semantic search is unavailable.
@@ -83,12 +80,11 @@ impl Snapshot {
         let start = Instant::now();
         let documents: Vec<ToolDocument> = catalog.documents();
         let keyword = KeywordIndex::build(&documents, KEYWORD_WEIGHTS)?;
-        let mut names = HashMap::new();
-        for (i, t) in catalog.tools().iter().enumerate() {
-            for n in t.names().chain(std::iter::once(t.tool_id.as_str())) {
-                names.entry(normalize_name(n)).or_insert(i as u32);
-            }
-        }
+        let names = NameIndex::build(catalog.tools().iter().enumerate().flat_map(|(i, t)| {
+            t.names()
+                .chain(std::iter::once(t.tool_id.as_str()))
+                .map(move |n| (n, i as u32))
+        }));
         let (semantic, semantic_status) = match embedder {
             Err(reason) => (None, SemanticStatus::Unavailable { reason }),
             Ok(embedder) => match embed_documents(&documents, embedder.as_ref()) {
@@ -131,11 +127,7 @@ impl Snapshot {
 
     /// The tool a query names exactly, if any.
     pub fn exact(&self, query: &str) -> Option<u32> {
-        let key = normalize_name(query);
-        if key.is_empty() {
-            return None;
-        }
-        self.names.get(&key).copied()
+        self.names.exact(query)
     }
 }
 
@@ -155,10 +147,10 @@ fn embed_documents(
             kinds.push(p.kind);
         }
     }
-    let mut vectors = Vec::with_capacity(texts.len());
-    for chunk in texts.chunks(EMBED_BATCH) {
-        vectors.extend(embedder.embed(chunk)?);
-    }
+    // One call with every text: the embedder orders them by length before batching, so
+    // batches hold texts of similar length and little of each forward pass goes to padding.
+    // Chunking here first (as this once did, 64 at a time) sorted only within each chunk.
+    let vectors = embedder.embed(&texts)?;
     let mut summaries = Vec::new();
     let mut others = Vec::new();
     let mut other_kinds = Vec::new();

@@ -286,6 +286,39 @@ impl VectorIndex {
         Ok(hits.unwrap_or_else(|| self.exact_top_k(&q, k, |g| mask[g])))
     }
 
+    /// Candidate owners for a reranker that rescores them exactly: like [`VectorIndex::search`]
+    /// but best effort. One graph walk of the usual breadth, and whatever distinct allowed
+    /// owners it reached (at most `k`) are the answer; only a walk that reached fewer than a
+    /// quarter of them falls back to the guaranteed path.
+    ///
+    /// Why: owners with several close vectors (a tool's passages) make the walk for k
+    /// *distinct* owners retry 4x wider, which measured ~25x the cost of the first walk at 10k
+    /// tools, while the caller unions these candidates with other sources and needs the best
+    /// few, not exactly k.
+    pub fn propose(
+        &self,
+        query: &[f32],
+        k: usize,
+        allow: Option<&dyn Fn(u32) -> bool>,
+    ) -> Result<Vec<OwnerHit>> {
+        let Some(hnsw) = &self.hnsw else {
+            return self.search(query, k, allow);
+        };
+        if allow.is_some() || k == 0 || self.owners.is_empty() {
+            return self.search(query, k, allow);
+        }
+        let q = self.prepare_query(query)?;
+        let want = (k.min(self.owners.len()) / 4).max(1);
+        // `walk_ef` reaches 2k vectors so that k distinct owners survive deduplication; an
+        // index with one vector per owner (summaries) needs k, and the walk costs its ef.
+        let per_owner = (self.len() as f64 / self.owners.len() as f64).clamp(1.0, 2.0);
+        let ef = self
+            .walk_ef(k, 1.0)
+            .min(((k as f64 * per_owner).ceil() as usize).max(self.scaled_ef()));
+        let hits = self.hnsw_walk(hnsw, &q, k, want, ef, None, 1);
+        Ok(hits.unwrap_or_else(|| self.exact_top_k(&q, k, |_| true)))
+    }
+
     /// Exact max cosine of every owner, indexed by owner (length = largest owner + 1); owners
     /// with no vector get `f32::NEG_INFINITY`. A full scan: cheap up to tens of thousands of
     /// vectors; for reranking a few candidates at scale prefer [`VectorIndex::score_owners`].
@@ -369,11 +402,16 @@ impl VectorIndex {
     /// exit and goes on until the candidate heap drains, which measured ~5x slower than this
     /// over-fetch at half the owners allowed (as slow as scanning everything).
     fn walk_ef(&self, k: usize, fraction: f64) -> usize {
+        let base = self.scaled_ef().max(k.saturating_mul(2));
+        (base as f64 / fraction).ceil() as usize
+    }
+
+    /// `ef_search` grown with (n / 32k)^0.75 for n vectors.
+    fn scaled_ef(&self) -> usize {
         let scale = (self.len() as f64 / EF_REFERENCE_VECTORS)
             .powf(0.75)
             .max(1.0);
-        let base = ((self.params.ef_search as f64 * scale) as usize).max(k.saturating_mul(2));
-        (base as f64 / fraction).ceil() as usize
+        (self.params.ef_search as f64 * scale) as usize
     }
 
     /// Top k by a graph walk of breadth `ef` plus exact rescoring of the owners found (over
@@ -386,10 +424,25 @@ impl VectorIndex {
         q: &[f32],
         k: usize,
         want: usize,
-        mut ef: usize,
+        ef: usize,
         mask: Option<&[bool]>,
     ) -> Option<Vec<OwnerHit>> {
-        for _attempt in 0..2 {
+        self.hnsw_walk(hnsw, q, k, want, ef, mask, 2)
+    }
+
+    /// [`VectorIndex::hnsw_top_k`] with the number of walks (each 4x wider) as a parameter.
+    #[allow(clippy::too_many_arguments)]
+    fn hnsw_walk(
+        &self,
+        hnsw: &Hnsw<'static, f32, DistDot>,
+        q: &[f32],
+        k: usize,
+        want: usize,
+        mut ef: usize,
+        mask: Option<&[bool]>,
+        attempts: usize,
+    ) -> Option<Vec<OwnerHit>> {
+        for _attempt in 0..attempts {
             let ef_now = ef.min(self.len());
             let found = hnsw.search(q, ef_now, ef_now);
             let mut groups: Vec<u32> = found.iter().map(|n| self.group_of[n.d_id]).collect();

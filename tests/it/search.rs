@@ -190,7 +190,7 @@ fn filters_apply_before_the_cut() {
         "query": "search",
         "filters": { "complexity_range": { "min": 0.0, "max": 0.3 }, "performance_tier": "fast", "has_examples": true }
     }));
-    for h in &r.results {
+    for h in r.results.iter() {
         assert!(h.complexity_score <= 0.3, "{}", h.tool_id);
         assert_eq!(
             h.performance_characteristics.performance_tier,
