@@ -197,8 +197,10 @@ async fn auth_token_guards_everything_but_health() {
 
 #[test]
 fn refuses_non_loopback_without_token() {
+    let logs = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(toolscout_bin())
         .args(["serve", "--addr", "0.0.0.0:0"])
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .env_remove("TOOLSCOUT_AUTH_TOKEN")
         .output()
         .unwrap();
@@ -210,10 +212,12 @@ fn refuses_non_loopback_without_token() {
 
 #[test]
 fn refuses_to_start_on_an_invalid_catalog() {
+    let logs = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(toolscout_bin())
         .args(["--catalog"])
         .arg(fixtures().join("bad-catalog"))
         .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -274,10 +278,12 @@ async fn sigterm_shuts_down_gracefully() {
 #[tokio::test]
 async fn serves_from_any_working_directory() {
     // No --catalog: the binary finds the installed catalog itself.
+    let logs = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(toolscout_bin())
         .args(["serve", "--addr", "127.0.0.1:0"])
         .current_dir(std::env::temp_dir())
         .env_remove("TOOLSCOUT_CATALOG_DIR")
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
