@@ -1,16 +1,10 @@
 //! The HTTP server, started as a real process: routes, error envelopes, request ids, auth,
 //! refusal to start on bad input, graceful shutdown.
 
+use crate::client::client;
 use crate::common::{fixtures, shipped_catalog, toolscout_bin};
 use crate::server::Server;
 use serde_json::Value;
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .unwrap()
-}
 
 async fn get(server: &Server, path: &str) -> (u16, reqwest::header::HeaderMap, Value) {
     let resp = client().get(server.url(path)).send().await.unwrap();
