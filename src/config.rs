@@ -28,6 +28,11 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Log filter (tracing `EnvFilter` syntax), e.g. `info` or `toolscout=debug`.
     pub log_level: String,
+    /// Where the server appends JSON-lines request and error logs (`requests.log`,
+    /// `errors.log`); `None` (an empty value, or no home directory) turns file logs off.
+    pub log_dir: Option<PathBuf>,
+    /// Origins a browser may call the API from (CORS); empty means CORS is off, `*` any origin.
+    pub cors_origins: Vec<String>,
     /// Search behaviour (`[search]` in the file): seed 002's `SearchConfiguration`.
     pub search: SearchConfig,
     /// The configuration file that was read, if any.
@@ -46,6 +51,8 @@ pub struct Overrides {
     pub auth_token: Option<String>,
     pub max_body_bytes: Option<usize>,
     pub log_level: Option<String>,
+    pub log_dir: Option<PathBuf>,
+    pub cors_origins: Option<Vec<String>>,
 }
 
 /// The file format: every key optional, unknown keys refused (a typo must not pass silently).
@@ -58,6 +65,8 @@ struct FileConfig {
     auth_token: Option<String>,
     max_body_bytes: Option<usize>,
     log_level: Option<String>,
+    log_dir: Option<PathBuf>,
+    cors_origins: Option<Vec<String>>,
     #[serde(default)]
     search: Option<SearchConfig>,
 }
@@ -151,8 +160,9 @@ impl SearchConfig {
 impl Config {
     /// Loads the configuration from the process environment.
     pub fn load(flags: &Overrides) -> Result<Config> {
+        // HOME only locates the default log directory.
         let env: BTreeMap<String, String> = std::env::vars()
-            .filter(|(k, _)| k.starts_with("TOOLSCOUT_"))
+            .filter(|(k, _)| k.starts_with("TOOLSCOUT_") || k == "HOME")
             .collect();
         Config::from_sources(flags, &env, Path::new("."))
     }
@@ -247,6 +257,27 @@ impl Config {
         )
         .unwrap_or_default();
 
+        let default_log_dir = env
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| Path::new(h).join(".toolscout").join("logs"));
+        let log_dir = layer(
+            "log_dir",
+            path_str(default_log_dir),
+            path_str(file.log_dir),
+            path_str(flags.log_dir.clone()),
+        )
+        .filter(|d| !d.trim().is_empty())
+        .map(PathBuf::from);
+        let cors = layer(
+            "cors_origins",
+            None,
+            file.cors_origins.map(|list| list.join(",")),
+            flags.cors_origins.as_ref().map(|list| list.join(",")),
+        )
+        .unwrap_or_default();
+        let cors_origins = parse_origins(&cors, &sources["cors_origins"])?;
+
         let addr: SocketAddr = addr.parse().map_err(|_| {
             Error::Config(format!(
                 "addr ({}): expected host:port such as {DEFAULT_ADDR}, found \"{addr}\"",
@@ -293,6 +324,8 @@ impl Config {
             auth_token,
             max_body_bytes,
             log_level,
+            log_dir,
+            cors_origins,
             config_file,
             sources,
         })
@@ -316,6 +349,11 @@ impl Config {
         line("models_dir", q(&self.models_dir.to_string_lossy()));
         line("max_body_bytes", self.max_body_bytes.to_string());
         line("log_level", q(&self.log_level));
+        // An empty log_dir turns file logs off, so "" is the effective value then.
+        let log_dir = self.log_dir.as_deref().map(Path::to_string_lossy);
+        line("log_dir", q(log_dir.as_deref().unwrap_or("")));
+        let origins: Vec<String> = self.cors_origins.iter().map(|o| q(o)).collect();
+        line("cors_origins", format!("[{}]", origins.join(", ")));
         match &self.auth_token {
             Some(_) => line("auth_token", q("********")),
             None => out.push_str("# auth_token not set (only loopback binds are allowed)\n"),
@@ -331,6 +369,30 @@ impl Config {
         }
         out
     }
+}
+
+/// Splits a comma-separated origin list and checks each entry: `*`, or `http(s)://host[:port]`
+/// exactly as a browser sends it in the `Origin` header (no path, no trailing slash).
+fn parse_origins(list: &str, source: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for origin in list.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let rest = origin
+            .strip_prefix("https://")
+            .or_else(|| origin.strip_prefix("http://"));
+        let ok = origin == "*"
+            || rest.is_some_and(|host| {
+                !host.is_empty()
+                    && !host.contains('/')
+                    && host.chars().all(|c| c.is_ascii_graphic())
+            });
+        if !ok {
+            return Err(Error::Config(format!(
+                "cors_origins ({source}): expected origins such as https://app.example.com or *, found \"{origin}\""
+            )));
+        }
+        out.push(origin.to_string());
+    }
+    Ok(out)
 }
 
 fn read_file(path: &Path) -> Result<FileConfig> {
@@ -372,80 +434,4 @@ pub fn default_dir(name: &str) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn layers_flags_over_env_over_file_over_default() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("toolscout.toml"),
-            "addr = \"127.0.0.1:2000\"\nmax_body_bytes = 10\nlog_level = \"debug\"\n",
-        )
-        .unwrap();
-        let e = env(&[
-            ("TOOLSCOUT_ADDR", "127.0.0.1:3000"),
-            ("TOOLSCOUT_MAX_BODY_BYTES", "20"),
-        ]);
-        let flags = Overrides {
-            addr: Some("127.0.0.1:4000".into()),
-            ..Default::default()
-        };
-        let c = Config::from_sources(&flags, &e, dir.path()).unwrap();
-        assert_eq!(c.addr.port(), 4000);
-        assert_eq!(c.max_body_bytes, 20);
-        assert_eq!(c.log_level, "debug");
-        assert_eq!(c.sources["addr"], "flag --addr");
-        assert_eq!(c.sources["max_body_bytes"], "env TOOLSCOUT_MAX_BODY_BYTES");
-        assert_eq!(c.sources["log_level"], "file");
-        assert_eq!(c.sources["catalog_dir"], "default");
-    }
-
-    #[test]
-    fn unknown_file_keys_are_refused_with_location() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("toolscout.toml"), "adr = \"x\"\n").unwrap();
-        let err = Config::from_sources(&Overrides::default(), &env(&[]), dir.path()).unwrap_err();
-        let msg = err.to_string();
-        assert!(msg.contains("unknown field `adr`"), "{msg}");
-        assert!(msg.contains("line 1"), "{msg}");
-    }
-
-    #[test]
-    fn non_loopback_needs_a_token() {
-        let e = env(&[("TOOLSCOUT_ADDR", "0.0.0.0:1987")]);
-        let err =
-            Config::from_sources(&Overrides::default(), &e, Path::new("/nonexistent")).unwrap_err();
-        assert!(err.to_string().contains("not a loopback address"), "{err}");
-        let e = env(&[
-            ("TOOLSCOUT_ADDR", "0.0.0.0:1987"),
-            ("TOOLSCOUT_AUTH_TOKEN", "0123456789abcdef"),
-        ]);
-        let c = Config::from_sources(&Overrides::default(), &e, Path::new("/nonexistent")).unwrap();
-        assert!(c.to_toml().contains("********"));
-        assert!(!c.to_toml().contains("0123456789abcdef"));
-    }
-
-    #[test]
-    fn bad_values_name_the_key_and_source() {
-        let e = env(&[("TOOLSCOUT_ADDR", "localhost")]);
-        let err =
-            Config::from_sources(&Overrides::default(), &e, Path::new("/nonexistent")).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "invalid configuration: addr (env TOOLSCOUT_ADDR): expected host:port such as 127.0.0.1:1987, found \"localhost\""
-        );
-    }
-
-    #[test]
-    fn default_dirs_do_not_depend_on_cwd() {
-        assert!(default_dir("catalog").is_absolute());
-    }
-}
+mod tests;

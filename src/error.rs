@@ -41,6 +41,12 @@ pub enum Error {
     },
     #[error("invalid configuration: {0}")]
     Config(String),
+    #[error("no prompt named '{name}'{}", suggest(.suggestions))]
+    PromptNotFound {
+        name: String,
+        suggestions: Vec<String>,
+        available: Vec<String>,
+    },
     #[error("no route {method} {path}")]
     RouteNotFound {
         method: String,
@@ -109,6 +115,7 @@ impl Error {
         match self {
             Error::Validation { .. } => "VALIDATION_FAILED",
             Error::ToolNotFound { .. } => "TOOL_NOT_FOUND",
+            Error::PromptNotFound { .. } => "PROMPT_NOT_FOUND",
             Error::CatalogInvalid { .. } => "CATALOG_INVALID",
             Error::Io { .. } => "IO_ERROR",
             Error::Config(_) => "CONFIG_INVALID",
@@ -127,7 +134,9 @@ impl Error {
     pub fn status(&self) -> u16 {
         match self {
             Error::Validation { .. } => 400,
-            Error::ToolNotFound { .. } | Error::RouteNotFound { .. } => 404,
+            Error::ToolNotFound { .. }
+            | Error::PromptNotFound { .. }
+            | Error::RouteNotFound { .. } => 404,
             Error::MethodNotAllowed { .. } => 405,
             Error::PayloadTooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
@@ -146,7 +155,9 @@ impl Error {
             | Error::UnsupportedMediaType { .. }
             | Error::MethodNotAllowed { .. }
             | Error::Config(_) => ErrorType::ValidationError,
-            Error::ToolNotFound { .. } | Error::RouteNotFound { .. } => ErrorType::NotFoundError,
+            Error::ToolNotFound { .. }
+            | Error::PromptNotFound { .. }
+            | Error::RouteNotFound { .. } => ErrorType::NotFoundError,
             Error::Unauthorized => ErrorType::PermissionError,
             Error::CatalogInvalid { .. } | Error::ModelUnavailable { .. } => {
                 ErrorType::ServiceUnavailable
@@ -171,6 +182,14 @@ impl Error {
                     .map(|id| format!("Try the tool id '{id}'"))
                     .collect();
                 out.push("GET /catalog/tools lists every tool id".into());
+                out
+            }
+            Error::PromptNotFound { suggestions, .. } => {
+                let mut out: Vec<String> = suggestions
+                    .iter()
+                    .map(|name| format!("Try the prompt '{name}'"))
+                    .collect();
+                out.push("GET /prompts/list lists every prompt".into());
                 out
             }
             Error::CatalogInvalid { dir, .. } => vec![format!(
@@ -225,6 +244,13 @@ impl Error {
             Error::ToolNotFound { id, suggestions } => {
                 json!({ "tool_id": id, "suggestions": suggestions })
             }
+            Error::PromptNotFound {
+                name,
+                suggestions,
+                available,
+            } => {
+                json!({ "name": name, "suggestions": suggestions, "available_prompts": available })
+            }
             Error::RouteNotFound {
                 method,
                 path,
@@ -262,9 +288,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 mod tests {
     use super::*;
 
-    #[test]
-    fn codes_are_unique() {
-        let all = [
+    fn every_error() -> Vec<Error> {
+        vec![
             Error::Validation {
                 what: "x".into(),
                 violations: vec![],
@@ -272,6 +297,11 @@ mod tests {
             Error::ToolNotFound {
                 id: "x".into(),
                 suggestions: vec![],
+            },
+            Error::PromptNotFound {
+                name: "x".into(),
+                suggestions: vec![],
+                available: vec![],
             },
             Error::CatalogInvalid {
                 dir: "c".into(),
@@ -300,7 +330,12 @@ mod tests {
             Error::ModelUnavailable { reason: "x".into() },
             Error::EmbeddingFailed { reason: "x".into() },
             Error::Internal("x".into()),
-        ];
+        ]
+    }
+
+    #[test]
+    fn codes_are_unique() {
+        let all = every_error();
         let mut codes: Vec<_> = all.iter().map(Error::code).collect();
         codes.sort();
         codes.dedup();
@@ -312,6 +347,37 @@ mod tests {
                 e.code()
             );
         }
+    }
+
+    #[test]
+    fn every_detail_fits_the_published_error_schema() {
+        let schema: Value = serde_json::from_str(include_str!("../schemas/error.json")).unwrap();
+        let schema = crate::schema::Schema::compile(&schema).unwrap();
+        let documented = schema_codes();
+        for e in every_error() {
+            assert!(
+                documented.iter().any(|c| c == e.code()),
+                "{} is not in schemas/error.json",
+                e.code()
+            );
+            let body = json!({ "success": false, "error": e.detail("test", Some("r1")) });
+            assert_eq!(schema.violations(&body), vec![], "{}", e.code());
+        }
+        assert_eq!(
+            documented.len(),
+            every_error().len(),
+            "schemas/error.json lists unknown codes"
+        );
+    }
+
+    fn schema_codes() -> Vec<String> {
+        let schema: Value = serde_json::from_str(include_str!("../schemas/error.json")).unwrap();
+        schema["$defs"]["ErrorDetail"]["properties"]["error_code"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! - [`catalog`]: tool metadata files, their validation and the immutable `Catalog`.
 //! - [`embed`]: the sentence-embedding model (files and, later, the ONNX embedder).
 //! - [`exec`]: the builtin research tools.
+//! - [`prompts`]: the research-workflow prompts and the system prompt.
 //! - [`http`]: the axum transport; `http::app()` is the whole server.
 
 pub mod catalog;
@@ -25,6 +26,7 @@ pub mod exec;
 pub mod format;
 pub mod http;
 pub mod index;
+pub mod prompts;
 pub mod rank;
 pub mod schema;
 pub mod time;

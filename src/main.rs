@@ -12,7 +12,7 @@ use toolscout::config::{Config, Overrides};
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
 use toolscout::engine::{Engine, SearchMode, SearchRequest};
-use toolscout::http::{app, AppState};
+use toolscout::http::{app, AppState, LoadReport};
 
 #[derive(Parser)]
 #[command(
@@ -150,6 +150,14 @@ struct ServeArgs {
     /// Largest accepted request body in bytes (env TOOLSCOUT_MAX_BODY_BYTES)
     #[arg(long, value_name = "BYTES")]
     max_body_bytes: Option<usize>,
+    /// Directory for the JSON-lines request and error logs; "" turns them off
+    /// (default ~/.toolscout/logs; env TOOLSCOUT_LOG_DIR)
+    #[arg(long, value_name = "DIR")]
+    log_dir: Option<PathBuf>,
+    /// Origins browsers may call the API from, comma-separated, or * for any (CORS is off
+    /// by default; env TOOLSCOUT_CORS_ORIGINS)
+    #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
+    cors_origins: Option<Vec<String>>,
     /// Print the effective configuration, with where each value came from, and exit
     #[arg(long)]
     print_config: bool,
@@ -206,6 +214,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags.models_dir = args.models;
             flags.auth_token = args.auth_token;
             flags.max_body_bytes = args.max_body_bytes;
+            flags.log_dir = args.log_dir;
+            flags.cors_origins = args.cors_origins;
             let config = Config::load(&flags)?;
             if args.print_config {
                 print!("{}", config.to_toml());
@@ -352,6 +362,7 @@ fn validate(config: &Config, strict: bool, format: Format) -> anyhow::Result<Exi
 
 fn serve(config: Config) -> anyhow::Result<ExitCode> {
     init_logging(&config.log_level);
+    let load_started = std::time::Instant::now();
     let catalog = match Catalog::load(&config.catalog_dir) {
         Ok((catalog, _)) => catalog,
         Err(LoadError::Invalid { validation, dir }) => {
@@ -364,6 +375,7 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
         }
         Err(LoadError::Io(e)) => return Err(e.into()),
     };
+    let catalog_time = load_started.elapsed();
     // The model is optional: without it the server answers keyword searches and says why.
     let embedder = load_embedder(&config);
     if let Err(reason) = &embedder {
@@ -375,6 +387,10 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
         semantic = ?engine.snapshot().semantic_status,
         "indexes built"
     );
+    let load = LoadReport {
+        finished_at: toolscout::time::now_rfc3339(),
+        catalog: catalog_time,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -384,12 +400,14 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
             format!("cannot listen on {addr} (is another server using the port? try --addr)")
         })?;
         let local = listener.local_addr()?;
-        let state = AppState::new(config, engine);
+        let state = AppState::new(config, engine, load);
         tracing::info!(
             addr = %local,
             tools = state.catalog.len(),
             catalog_version = state.catalog.version(),
             models_present = state.models.present,
+            log_dir = ?state.log_dir(),
+            cors = ?state.config.cors_origins,
             "toolscout listening"
         );
         // Tests and scripts read this line to learn the port when binding to port 0.

@@ -2,6 +2,7 @@
 //! as an immutable `Catalog` with a content version hash. The catalog is data; nothing here
 //! knows about search or transports.
 
+mod checks;
 mod document;
 mod record;
 mod report;
@@ -15,7 +16,9 @@ pub use record::{
 };
 pub use report::{render_human, render_json};
 pub use suggest::{normalize_name, suggest};
-pub use validate::{validate, Diagnostic, Severity, Source, Validation, USEFUL_DESCRIPTION_CHARS};
+pub use validate::{
+    validate, validate_values, Diagnostic, Severity, Source, Validation, USEFUL_DESCRIPTION_CHARS,
+};
 
 use crate::error::{Error, Result};
 use sha2::{Digest, Sha256};
@@ -119,6 +122,33 @@ impl Catalog {
         out
     }
 
+    /// The tool a caller names by its id, its execution name (`localSearchCode`) or, ignoring
+    /// case and separators, its name or an alias; ids win over names.
+    pub fn find(&self, name: &str) -> Option<&ToolRecord> {
+        if let Some(tool) = self.get(name) {
+            return Some(tool);
+        }
+        if let Some(tool) = self
+            .tools
+            .iter()
+            .find(|t| t.execution.as_ref().is_some_and(|e| e.name == name))
+        {
+            return Some(tool);
+        }
+        let key = normalize_name(name);
+        if key.is_empty() {
+            return None;
+        }
+        self.tools.iter().find(|t| {
+            normalize_name(&t.tool_id) == key || t.names().any(|n| normalize_name(n) == key)
+        })
+    }
+
+    /// Tools toolscout can run itself (those with an `execution` binding), in id order.
+    pub fn executable(&self) -> impl Iterator<Item = &ToolRecord> {
+        self.tools.iter().filter(|t| t.is_executable())
+    }
+
     /// The indexed text of every tool, ordinal = position in id order (what the indexes and
     /// the ranking speak in).
     pub fn documents(&self) -> Vec<ToolDocument> {
@@ -127,6 +157,19 @@ impl Catalog {
             .enumerate()
             .map(|(i, t)| ToolDocument::from_record(i as u32, t))
             .collect()
+    }
+
+    /// Tool counts per tool type (`system`, `third_party`, ...), sorted by type.
+    pub fn tool_types(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for t in &self.tools {
+            let kind = serde_json::to_value(t.tool_type)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            *out.entry(kind).or_insert(0) += 1;
+        }
+        out
     }
 
     /// Tool counts per category, sorted by category.

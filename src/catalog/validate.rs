@@ -1,9 +1,12 @@
-//! Validation of catalog files: JSON Schema first, then what a schema cannot say (file layout,
-//! unique ids and names, relations that resolve, examples that fit the tool's own input schema,
-//! parameters that agree with it). Every problem becomes a `Diagnostic`; nothing panics and
-//! nothing stops at the first error, so one run shows a maintainer everything to fix.
+//! Validation of catalog files and of tool metadata held in memory (a posted body): JSON Schema
+//! first, then what a schema cannot say (file layout, unique ids and names, relations that
+//! resolve, and the per-tool checks of `checks.rs`). Files and in-memory items go through one
+//! path, so the CLI and `POST /catalog/validate` report alike. Every problem becomes a
+//! `Diagnostic`; nothing panics and nothing stops at the first error, so one run shows a
+//! maintainer everything to fix.
 
-use super::record::{ToolRecord, DEFAULT_SCORE};
+use super::checks::check_tool;
+use super::record::ToolRecord;
 use super::suggest::{normalize_name, suggest};
 use crate::schema::Schema;
 use serde::Serialize;
@@ -31,8 +34,7 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-/// One input document: its label (path relative to the catalog, or a position in a posted
-/// array), where it sits, and its raw bytes.
+/// One input file: its label (path relative to the catalog), where it sits, and its raw bytes.
 #[derive(Debug, Clone)]
 pub struct Source {
     pub label: String,
@@ -115,18 +117,76 @@ impl Validation {
     }
 }
 
+/// Where a document came from: its label, and for catalog files the category directory and
+/// file name that the layout checks compare with the content.
+#[derive(Debug, Clone, Copy)]
+struct Origin<'a> {
+    label: &'a str,
+    dir_category: Option<&'a str>,
+    stem: Option<&'a str>,
+}
+
 /// Validates every source, then the cross-references between them.
 pub fn validate(sources: &[Source]) -> Validation {
     let mut out = Validation {
         files_checked: sources.len(),
         ..Validation::default()
     };
-    for source in sources {
-        if let Some(tool) = check_file(source, &mut out) {
-            out.tools.push((source.label.clone(), tool));
+    let documents: Vec<(Origin<'_>, Value)> = sources
+        .iter()
+        .filter_map(|source| {
+            let value = decode(source, &mut out)?;
+            let origin = Origin {
+                label: &source.label,
+                dir_category: source.dir_category.as_deref(),
+                stem: source.stem.as_deref(),
+            };
+            Some((origin, value))
+        })
+        .collect();
+    check_documents(
+        documents.iter().map(|(o, v)| (*o, v)),
+        &BTreeSet::new(),
+        &mut out,
+    );
+    out
+}
+
+/// Validates tool metadata held in memory (a posted body, say): each `(label, value)` item
+/// gets every check a catalog file gets except the file-layout ones, then the cross-item
+/// checks. `known_ids` are ids outside the items that relations may name (the served
+/// catalog), so a new tool may point at existing ones; they take no part in the uniqueness
+/// checks, so posting a changed version of a catalog tool is not a duplicate.
+pub fn validate_values(items: &[(String, Value)], known_ids: &BTreeSet<&str>) -> Validation {
+    let mut out = Validation {
+        files_checked: items.len(),
+        ..Validation::default()
+    };
+    let documents = items.iter().map(|(label, value)| {
+        let origin = Origin {
+            label,
+            dir_category: None,
+            stem: None,
+        };
+        (origin, value)
+    });
+    check_documents(documents, known_ids, &mut out);
+    out
+}
+
+/// The one validation path of files and in-memory items: per-document checks, then the
+/// cross-document checks, then a stable order of the findings.
+fn check_documents<'a>(
+    documents: impl Iterator<Item = (Origin<'a>, &'a Value)>,
+    known_ids: &BTreeSet<&str>,
+    out: &mut Validation,
+) {
+    for (origin, value) in documents {
+        if let Some(tool) = check_value(origin, value, out) {
+            out.tools.push((origin.label.to_string(), tool));
         }
     }
-    cross_check(&mut out);
+    cross_check(out, known_ids);
     out.diagnostics.sort_by(|a, b| {
         (a.file.as_str(), a.severity, a.pointer.as_str(), a.code).cmp(&(
             b.file.as_str(),
@@ -135,11 +195,10 @@ pub fn validate(sources: &[Source]) -> Validation {
             b.code,
         ))
     });
-    out
 }
 
-/// Decodes, schema-checks and parses one file; per-tool checks follow on success.
-fn check_file(source: &Source, out: &mut Validation) -> Option<ToolRecord> {
+/// Decodes one file into a JSON value, or reports why it cannot be read as one.
+fn decode(source: &Source, out: &mut Validation) -> Option<Value> {
     let file = source.label.as_str();
     let err = Severity::Error;
     if source.bytes.iter().all(u8::is_ascii_whitespace) {
@@ -163,8 +222,8 @@ fn check_file(source: &Source, out: &mut Validation) -> Option<ToolRecord> {
             return None;
         }
     };
-    let value: Value = match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
-        Ok(v) => v,
+    match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
+        Ok(v) => Some(v),
         Err(e) => {
             let msg = format!(
                 "expected valid JSON, found a syntax error at line {} column {}: {}",
@@ -173,26 +232,21 @@ fn check_file(source: &Source, out: &mut Validation) -> Option<ToolRecord> {
                 strip_position(&e.to_string())
             );
             out.push(file, "", err, "invalid_json", msg);
-            return None;
+            None
         }
-    };
-    check_value(source, &value, out)
+    }
 }
 
 /// Checks a parsed document: schema, then layout, then per-tool semantics.
-pub(crate) fn check_value(
-    source: &Source,
-    value: &Value,
-    out: &mut Validation,
-) -> Option<ToolRecord> {
-    let file = source.label.as_str();
+fn check_value(source: Origin<'_>, value: &Value, out: &mut Validation) -> Option<ToolRecord> {
+    let file = source.label;
     let violations = Schema::tool().violations(value);
     let schema_ok = violations.is_empty();
     for v in violations {
         out.push(file, v.pointer, Severity::Error, "schema", v.message);
     }
     // Layout checks use the raw value so they report even when the schema fails elsewhere.
-    if let (Some(stem), Some(id)) = (&source.stem, value.get("tool_id").and_then(Value::as_str)) {
+    if let (Some(stem), Some(id)) = (source.stem, value.get("tool_id").and_then(Value::as_str)) {
         if stem != id {
             let msg = format!("expected tool_id to equal the file name \"{stem}\", found \"{id}\"");
             out.push(
@@ -205,7 +259,7 @@ pub(crate) fn check_value(
         }
     }
     if let (Some(dir), Some(cat)) = (
-        &source.dir_category,
+        source.dir_category,
         value.get("category").and_then(Value::as_str),
     ) {
         if dir != cat {
@@ -242,210 +296,9 @@ pub(crate) fn check_value(
     Some(tool)
 }
 
-/// Per-tool checks the schema cannot express.
-fn check_tool(file: &str, tool: &ToolRecord, raw: &Value, out: &mut Validation) {
-    let err = Severity::Error;
-    let warn = Severity::Warning;
-    for (field, i, id) in tool.relations() {
-        if id == tool.tool_id {
-            let msg = format!("expected other tools' ids, found the tool's own id \"{id}\"");
-            out.push(file, format!("/{field}/{i}"), err, "self_reference", msg);
-        }
-    }
-    if let Some(exec) = &tool.execution {
-        if !crate::exec::is_builtin(&exec.name) {
-            let mut msg = format!(
-                "expected one of the builtin executors ({}), found \"{}\"",
-                crate::exec::BUILTIN_TOOLS.join(", "),
-                exec.name
-            );
-            if let Some(best) =
-                suggest(&exec.name, crate::exec::BUILTIN_TOOLS.iter().copied()).first()
-            {
-                msg.push_str(&format!("; did you mean \"{best}\"?"));
-            }
-            out.push(file, "/execution/name", err, "unknown_executor", msg);
-        }
-    }
-    check_parameters(file, tool, out);
-    check_examples(file, tool, out);
-
-    if tool.description.chars().count() < USEFUL_DESCRIPTION_CHARS {
-        let msg = format!(
-            "expected a description of at least {USEFUL_DESCRIPTION_CHARS} characters for good retrieval, found {}",
-            tool.description.chars().count()
-        );
-        out.push(file, "/description", warn, "short_description", msg);
-    }
-    if tool.examples.is_empty() {
-        out.push(
-            file,
-            "/examples",
-            warn,
-            "no_examples",
-            "expected at least one example, found none",
-        );
-    }
-    for field in ["complexity_score", "popularity_score", "reliability_score"] {
-        if raw.get(field).is_none() {
-            let msg = format!(
-                "expected a considered score from 0 to 1, found none (the default {DEFAULT_SCORE} applies)"
-            );
-            out.push(file, format!("/{field}"), warn, "default_score", msg);
-        }
-    }
-}
-
-/// `parameters` and `input_schema` must describe the same fields with the same required set.
-fn check_parameters(file: &str, tool: &ToolRecord, out: &mut Validation) {
-    let err = Severity::Error;
-    let props: BTreeSet<&str> = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|o| o.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let required: BTreeSet<&str> = tool
-        .input_schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut seen = HashMap::new();
-    for (i, p) in tool.parameters.iter().enumerate() {
-        let at = format!("/parameters/{i}");
-        if let Some(first) = seen.insert(p.name.as_str(), i) {
-            let msg = format!("expected unique parameter names, found \"{}\" again (first at /parameters/{first})", p.name);
-            out.push(file, format!("{at}/name"), err, "duplicate_parameter", msg);
-        }
-        if !props.contains(p.name.as_str()) {
-            let msg = format!("expected a property of input_schema, found \"{}\" which input_schema.properties lacks", p.name);
-            out.push(
-                file,
-                format!("{at}/name"),
-                err,
-                "parameter_not_in_schema",
-                msg,
-            );
-        }
-        let in_required = required.contains(p.name.as_str());
-        if p.required != in_required {
-            let msg = if p.required {
-                format!("expected \"{}\" in input_schema.required since the parameter is required, found it missing", p.name)
-            } else {
-                format!(
-                    "expected required: true since input_schema.required lists \"{}\", found false",
-                    p.name
-                )
-            };
-            out.push(
-                file,
-                format!("{at}/required"),
-                err,
-                "required_mismatch",
-                msg,
-            );
-        }
-    }
-    for name in &props {
-        if !seen.contains_key(name) {
-            let msg = format!("expected every input_schema property to be described in parameters, found \"{name}\" undescribed");
-            out.push(
-                file,
-                format!("/input_schema/properties/{}", escape(name)),
-                err,
-                "undocumented_property",
-                msg,
-            );
-        }
-    }
-    for name in &required {
-        if !props.contains(name) {
-            let msg = format!("expected required names to be properties, found \"{name}\" which input_schema.properties lacks");
-            out.push(
-                file,
-                "/input_schema/required",
-                err,
-                "required_mismatch",
-                msg,
-            );
-        } else if !seen.contains_key(name) {
-            // Reported above as undocumented; nothing to add.
-        }
-    }
-}
-
-/// Every example's arguments must validate against the tool's own input schema.
-fn check_examples(file: &str, tool: &ToolRecord, out: &mut Validation) {
-    let schema = match Schema::compile(&tool.input_schema) {
-        Ok(s) => s,
-        Err(e) => {
-            let msg =
-                format!("expected a usable JSON Schema, found one that does not compile: {e}");
-            out.push(
-                file,
-                "/input_schema",
-                Severity::Error,
-                "invalid_input_schema",
-                msg,
-            );
-            return;
-        }
-    };
-    let mut ids = HashMap::new();
-    for (i, ex) in tool.examples.iter().enumerate() {
-        if let Some(first) = ids.insert(ex.id.as_str(), i) {
-            let msg = format!(
-                "expected unique example ids, found \"{}\" again (first at /examples/{first})",
-                ex.id
-            );
-            out.push(
-                file,
-                format!("/examples/{i}/id"),
-                Severity::Error,
-                "duplicate_example",
-                msg,
-            );
-        }
-        for v in schema.violations(&ex.arguments) {
-            let msg = format!("argument does not fit input_schema: {}", v.message);
-            out.push(
-                file,
-                format!("/examples/{i}/arguments{}", v.pointer),
-                Severity::Error,
-                "example_invalid",
-                msg,
-            );
-        }
-    }
-    for (i, p) in tool.parameters.iter().enumerate() {
-        let (Some(default), Some(prop)) = (
-            &p.default_value,
-            tool.input_schema
-                .pointer(&format!("/properties/{}", escape(&p.name))),
-        ) else {
-            continue;
-        };
-        if let Ok(s) = Schema::compile(prop) {
-            if let Some(v) = s.violations(default).first() {
-                let msg = format!(
-                    "default_value does not fit the property's schema: {}",
-                    v.message
-                );
-                out.push(
-                    file,
-                    format!("/parameters/{i}/default_value"),
-                    Severity::Error,
-                    "default_invalid",
-                    msg,
-                );
-            }
-        }
-    }
-}
-
-/// Checks across files: unique ids and names, relations that resolve.
-fn cross_check(out: &mut Validation) {
+/// Checks across files: unique ids and names, relations that resolve (to another document,
+/// or to one of `known_ids`).
+fn cross_check(out: &mut Validation, known_ids: &BTreeSet<&str>) {
     let mut by_id: BTreeMap<&str, &str> = BTreeMap::new();
     let mut by_name: HashMap<String, (&str, &str)> = HashMap::new();
     let mut found = Vec::new();
@@ -495,10 +348,11 @@ fn cross_check(out: &mut Validation) {
             }));
         }
         for (pointer, id) in refs {
-            if id != tool.tool_id && !by_id.contains_key(id) {
+            if id != tool.tool_id && !by_id.contains_key(id) && !known_ids.contains(id) {
                 let mut msg =
                     format!("expected the id of a tool in the catalog, found unknown \"{id}\"");
-                if let Some(best) = suggest(id, by_id.keys().copied()).first() {
+                let candidates = by_id.keys().chain(known_ids.iter()).copied();
+                if let Some(best) = suggest(id, candidates).first() {
                     msg.push_str(&format!("; did you mean \"{best}\"?"));
                 }
                 found.push((file.clone(), pointer, "unknown_reference", msg));
@@ -510,12 +364,128 @@ fn cross_check(out: &mut Validation) {
     }
 }
 
-/// Escapes a name for use as one JSON pointer segment.
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
 /// serde_json appends " at line L column C"; the diagnostic states the position itself.
 fn strip_position(msg: &str) -> &str {
     msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const READ_NOTE: &str = include_str!("../../tests/fixtures/good-catalog/notes/read_note.json");
+    const SEARCH_NOTES: &str =
+        include_str!("../../tests/fixtures/good-catalog/notes/search_notes.json");
+    const EXPORT_NOTE: &str =
+        include_str!("../../tests/fixtures/good-catalog/export/export_note.json");
+
+    fn value(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    fn item(label: &str, text: &str) -> (String, Value) {
+        (label.to_string(), value(text))
+    }
+
+    fn codes(v: &Validation) -> Vec<(&str, &str, &str)> {
+        v.diagnostics
+            .iter()
+            .map(|d| (d.file.as_str(), d.pointer.as_str(), d.code))
+            .collect()
+    }
+
+    #[test]
+    fn in_memory_items_get_the_same_checks_as_files() {
+        let files: Vec<Source> = [
+            ("notes/read_note.json", READ_NOTE),
+            ("notes/search_notes.json", SEARCH_NOTES),
+            ("export/export_note.json", EXPORT_NOTE),
+        ]
+        .iter()
+        .map(|(label, text)| Source {
+            label: label.to_string(),
+            dir_category: label.split('/').next().map(str::to_string),
+            stem: label
+                .rsplit('/')
+                .next()
+                .and_then(|f| f.strip_suffix(".json"))
+                .map(str::to_string),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect();
+        let from_files = validate(&files);
+        let items = vec![
+            item("notes/read_note.json", READ_NOTE),
+            item("notes/search_notes.json", SEARCH_NOTES),
+            item("export/export_note.json", EXPORT_NOTE),
+        ];
+        let from_values = validate_values(&items, &BTreeSet::new());
+        assert_eq!(from_files.errors(), 0, "{:?}", codes(&from_files));
+        assert_eq!(from_files.diagnostics, from_values.diagnostics);
+        assert_eq!(from_values.files_checked, 3);
+        assert_eq!(from_values.valid_tools(), 3);
+    }
+
+    #[test]
+    fn schema_violations_and_duplicates_across_items() {
+        let mut broken = value(READ_NOTE);
+        broken["complexity_score"] = serde_json::json!("high");
+        let items = vec![
+            item("body[0]", READ_NOTE),
+            item("body[1]", READ_NOTE),
+            ("body[2]".to_string(), broken),
+        ];
+        let v = validate_values(&items, &BTreeSet::from(["search_notes", "export_note"]));
+        let found = codes(&v);
+        assert!(
+            found.contains(&("body[1]", "/tool_id", "duplicate_id")),
+            "{found:?}"
+        );
+        // The same id twice is one duplicate, not also a name clash.
+        assert!(!found.iter().any(|f| f.2 == "duplicate_name"), "{found:?}");
+        assert!(
+            found.contains(&("body[2]", "/complexity_score", "schema")),
+            "{found:?}"
+        );
+        let schema = v.diagnostics.iter().find(|d| d.code == "schema").unwrap();
+        assert_eq!(schema.message, "expected number, found string \"high\"");
+        assert!(!v.is_valid(false));
+    }
+
+    #[test]
+    fn relations_resolve_against_known_ids_only_when_given() {
+        let items = vec![item("body", READ_NOTE)];
+        let alone = validate_values(&items, &BTreeSet::new());
+        let unknown: Vec<&str> = alone
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "unknown_reference")
+            .map(|d| d.pointer.as_str())
+            .collect();
+        assert_eq!(unknown, ["/complementary_tools/0", "/prerequisite_tools/0"]);
+        let known = BTreeSet::from(["export_note", "search_notes"]);
+        let with_catalog = validate_values(&items, &known);
+        assert_eq!(with_catalog.errors(), 0, "{:?}", codes(&with_catalog));
+        // Known ids are not taken for duplicates: an item may be a changed catalog tool.
+        let with_itself = validate_values(
+            &items,
+            &BTreeSet::from(["read_note", "export_note", "search_notes"]),
+        );
+        assert_eq!(with_itself.errors(), 0);
+    }
+
+    #[test]
+    fn layout_checks_need_a_file() {
+        let mut misfiled = value(READ_NOTE);
+        misfiled["category"] = serde_json::json!("elsewhere");
+        let items = vec![("body".to_string(), misfiled)];
+        let v = validate_values(&items, &BTreeSet::from(["export_note", "search_notes"]));
+        assert!(
+            !v.diagnostics
+                .iter()
+                .any(|d| d.code.ends_with("_mismatch") || d.code == "misplaced_file"),
+            "{:?}",
+            codes(&v)
+        );
+    }
 }

@@ -18,6 +18,7 @@ use crate::config::SearchConfig;
 use crate::embed::Embedder;
 use crate::error::Result;
 use crate::index::snapshot::Snapshot;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,6 +31,25 @@ pub struct Engine {
     config: SearchConfig,
     responses: moka::sync::Cache<String, Arc<SearchResponse>>,
     query_vectors: moka::sync::Cache<String, Arc<Vec<f32>>>,
+    cache_lookups: CacheLookups,
+}
+
+/// Response-cache lookups counted by [`Engine::search_counted`].
+#[derive(Debug, Default)]
+struct CacheLookups {
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// What the response cache holds and how often it answered, for operators (`/health`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CacheStats {
+    pub enabled: bool,
+    pub entries: u64,
+    pub hits: u64,
+    pub misses: u64,
+    /// hits / (hits + misses), or `None` before the first counted search.
+    pub hit_rate: Option<f64>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -73,6 +93,7 @@ impl Engine {
             config,
             responses,
             query_vectors,
+            cache_lookups: CacheLookups::default(),
         }
     }
 
@@ -91,6 +112,37 @@ impl Engine {
     /// Responses currently held in the response cache.
     pub fn cache_entries(&self) -> u64 {
         self.responses.entry_count()
+    }
+
+    /// `search`, counting whether the response cache answered. Transports call this; `search`
+    /// itself stays uncounted so that evaluation and benchmarks do not skew the hit rate.
+    pub fn search_counted(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let response = self.search(req)?;
+        if self.config.cache_enabled {
+            let counter = if response.metadata.cache_hit {
+                &self.cache_lookups.hits
+            } else {
+                &self.cache_lookups.misses
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(response)
+    }
+
+    /// The response cache's size and hit rate over the searches counted so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        let hits = self.cache_lookups.hits.load(Ordering::Relaxed);
+        let misses = self.cache_lookups.misses.load(Ordering::Relaxed);
+        let total = hits + misses;
+        // moka counts entries lazily; settle pending inserts so the figure is current.
+        self.responses.run_pending_tasks();
+        CacheStats {
+            enabled: self.config.cache_enabled,
+            entries: self.responses.entry_count(),
+            hits,
+            misses,
+            hit_rate: (total > 0).then(|| hits as f64 / total as f64),
+        }
     }
 
     /// Embeds many query texts in batches and caches them (eval and benchmarks).

@@ -1,73 +1,36 @@
-//! Handlers for `/health` and the catalog browsing routes.
+//! Handlers of the catalog routes: browsing (`/catalog/tools`, `/catalog/tools/{id}`) and
+//! validating posted tool metadata (`POST /catalog/validate`).
 
 use super::envelope::ApiError;
+use super::json::JsonBody;
+use super::query::{self, QueryPairs};
 use super::AppState;
+use crate::catalog::{render_json, validate_values};
 use crate::error::{Error, Violation};
-use crate::index::snapshot::SemanticStatus;
-use axum::extract::{Path, Query, State};
+use crate::schema::Schema;
+use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 const MAX_PER_PAGE: usize = 100;
 const DEFAULT_PER_PAGE: usize = 20;
 
-/// Liveness plus what an operator needs to know at a glance.
-pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
-    let models = &state.models;
-    let semantic = match &state.engine.snapshot().semantic_status {
-        SemanticStatus::Available { model_id, vectors } => {
-            json!({ "available": true, "model": model_id, "vectors": vectors })
-        }
-        SemanticStatus::Unavailable { reason } => json!({ "available": false, "reason": reason }),
-    };
-    Json(json!({
-        "status": "ok",
-        "version": env!("CARGO_PKG_VERSION"),
-        "uptime_seconds": state.started.elapsed().as_secs(),
-        "catalog": {
-            "size": state.catalog.len(),
-            "version": state.catalog.version(),
-            "categories": state.catalog.categories().len(),
-        },
-        "models": {
-            "files_present": models.present,
-            "missing": models.missing,
-        },
-        "semantic_search": semantic,
-        "search_modes": if state.engine.snapshot().semantic_status.is_available() {
-            json!(["hybrid", "semantic", "keyword"])
-        } else {
-            json!(["keyword"])
-        },
-        "cache": { "entries": state.engine.cache_entries() },
-    }))
-}
-
 /// `GET /catalog/tools?page=&per_page=&category=`: tools in id order, paged.
 pub(crate) async fn list_tools(
     State(state): State<AppState>,
-    Query(query): Query<HashMap<String, String>>,
+    pairs: QueryPairs,
 ) -> Result<Json<Value>, ApiError> {
     let op = "catalog.list";
     let mut violations = Vec::new();
-    for key in query.keys() {
-        if !["page", "per_page", "category"].contains(&key.as_str()) {
-            violations.push(Violation {
-                pointer: format!("/{key}"),
-                message: format!(
-                    "expected one of page, per_page, category, found unknown parameter \"{key}\""
-                ),
-            });
-        }
-    }
-    let page = parse_number(&query, "page", 1, 1, usize::MAX, &mut violations);
-    let per_page = parse_number(
+    let query = pairs.single(Some(&["page", "per_page", "category"]), &mut violations);
+    let page = query::number(&query, "page", 1, (1, usize::MAX), &mut violations);
+    let per_page = query::number(
         &query,
         "per_page",
         DEFAULT_PER_PAGE,
-        1,
-        MAX_PER_PAGE,
+        (1, MAX_PER_PAGE),
         &mut violations,
     );
     let categories = state.catalog.categories();
@@ -82,13 +45,7 @@ pub(crate) async fn list_tools(
         }
     }
     if !violations.is_empty() {
-        return Err(ApiError::new(
-            op,
-            Error::Validation {
-                what: "query parameters".into(),
-                violations,
-            },
-        ));
+        return Err(query::invalid(op, violations));
     }
     let matching: Vec<_> = state
         .catalog
@@ -143,30 +100,69 @@ pub(crate) async fn get_tool(
     Ok(Json(json!({ "success": true, "data": tool })))
 }
 
-fn parse_number(
-    query: &HashMap<String, String>,
-    key: &str,
-    default: usize,
-    min: usize,
-    max: usize,
-    violations: &mut Vec<Violation>,
-) -> usize {
-    let Some(raw) = query.get(key) else {
-        return default;
-    };
-    match raw.parse::<usize>() {
-        Ok(n) if (min..=max).contains(&n) => n,
-        _ => {
-            let range = if max == usize::MAX {
-                format!(">= {min}")
-            } else {
-                format!("{min}..{max}")
-            };
-            violations.push(Violation {
-                pointer: format!("/{key}"),
-                message: format!("expected a whole number {range}, found \"{raw}\""),
-            });
-            default
-        }
+/// The request-body schema of `POST /catalog/validate`, compiled once.
+pub(crate) const VALIDATE_REQUEST_SCHEMA: &str =
+    include_str!("../../schemas/catalog.validate.request.json");
+
+fn validate_request_schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let value: Value =
+            serde_json::from_str(VALIDATE_REQUEST_SCHEMA).expect("embedded schema is JSON");
+        Schema::compile(&value).expect("embedded validate-request schema compiles")
+    })
+}
+
+/// `POST /catalog/validate[?strict=true]`: checks one tool metadata object, or an array of
+/// them, with the machinery and report of `toolscout catalog validate --format json`.
+///
+/// A body that is JSON of the right shape always gets 200 with the report, even when the
+/// report says `"valid": false`: the call succeeded, its answer is "invalid" (so `success` is
+/// true and `data.valid` carries the verdict). Only a request that cannot be validated at
+/// all (malformed JSON 400, not JSON 415, too large 413, neither an object nor a non-empty
+/// array 400) gets the error envelope.
+///
+/// Items are labelled `body` (a single object) or `body[i]` (array items) where the CLI prints
+/// file paths. Relations may name tools of the served catalog as well as other items, so a new
+/// tool can point at existing ones; duplicate ids and names are checked among the items only,
+/// so posting a changed version of a catalog tool is not a duplicate.
+pub(crate) async fn validate(
+    State(state): State<AppState>,
+    pairs: QueryPairs,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let op = "catalog.validate";
+    let mut violations = Vec::new();
+    let params = pairs.single(Some(&["strict"]), &mut violations);
+    let strict = query::boolean(&params, "strict", false, &mut violations);
+    if !violations.is_empty() {
+        return Err(query::invalid(op, violations));
     }
+    let violations = validate_request_schema().violations(&body);
+    if !violations.is_empty() {
+        return Err(ApiError::new(
+            op,
+            Error::Validation {
+                what: "request body".into(),
+                violations,
+            },
+        ));
+    }
+    let items: Vec<(String, Value)> = match body {
+        Value::Array(items) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (format!("body[{i}]"), v))
+            .collect(),
+        one => vec![("body".to_string(), one)],
+    };
+    let catalog = state.catalog.clone();
+    // Each item compiles its own input schema: CPU work, kept off the async runtime.
+    let report = tokio::task::spawn_blocking(move || {
+        let known: BTreeSet<&str> = catalog.tools().iter().map(|t| t.tool_id.as_str()).collect();
+        render_json(&validate_values(&items, &known), strict)
+    })
+    .await
+    .map_err(|e| ApiError::new(op, Error::Internal(format!("validation task failed: {e}"))))?;
+    Ok(Json(json!({ "success": true, "data": report })))
 }

@@ -1,28 +1,142 @@
-//! Discovery handlers: `POST /search`. Validate, run the engine off the async runtime,
-//! render.
+//! Discovery handlers: `POST /search` and its quick form `GET /search?q=...`. Both build the
+//! same JSON object and go through `SearchRequest::from_json`, so a mistake reads the same
+//! whichever door it came through. The engine runs off the async runtime.
 
 use super::envelope::ApiError;
 use super::json::JsonBody;
+use super::query::{self, QueryPairs};
 use super::AppState;
 use crate::engine::SearchRequest;
-use crate::error::Error;
+use crate::error::{Error, Violation};
 use axum::extract::State;
 use axum::Json;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub(crate) async fn search(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
+    run_search(state, body).await
+}
+
+/// `GET /search?q=&mode=&k=&category=&tool_type=&include_examples=&context=`.
+pub(crate) async fn search_get(
+    State(state): State<AppState>,
+    pairs: QueryPairs,
+) -> Result<Json<Value>, ApiError> {
+    let body = query_to_body(&pairs.0).map_err(|v| query::invalid("search", v))?;
+    run_search(state, body).await
+}
+
+async fn run_search(state: AppState, body: Value) -> Result<Json<Value>, ApiError> {
     let op = "search";
     let engine = state.engine.clone();
     let req =
         SearchRequest::from_json(&body, engine.catalog()).map_err(|e| ApiError::new(op, e))?;
-    let response = tokio::task::spawn_blocking(move || engine.search(&req))
+    let response = tokio::task::spawn_blocking(move || engine.search_counted(&req))
         .await
         .map_err(|e| ApiError::new(op, Error::Internal(format!("search task failed: {e}"))))?
         .map_err(|e| ApiError::new(op, e))?;
     let value = serde_json::to_value(&response)
         .map_err(|e| ApiError::new(op, Error::Internal(e.to_string())))?;
     Ok(Json(value))
+}
+
+/// Short query-parameter names and the request fields they stand for; any other parameter
+/// keeps its name, so the schema reports unknown ones exactly as it does for a body.
+const ALIASES: &[(&str, &str)] = &[
+    ("q", "query"),
+    ("mode", "search_mode"),
+    ("k", "max_results"),
+];
+
+/// The query string as a search-request object. Values that read as whole numbers or booleans
+/// become JSON numbers and booleans; the schema then judges them as it judges a body
+/// (`k=abc` is "expected integer, found string"). A field given twice, directly or through
+/// its alias, is the only error found here.
+fn query_to_body(pairs: &[(String, String)]) -> Result<Value, Vec<Violation>> {
+    let fields = pairs.iter().map(|(name, value)| {
+        let field = ALIASES
+            .iter()
+            .find(|(alias, _)| alias == name)
+            .map_or(name.as_str(), |(_, field)| field);
+        (field.to_string(), value.clone())
+    });
+    let mut violations = Vec::new();
+    let fields = QueryPairs(fields.collect()).single(None, &mut violations);
+    if !violations.is_empty() {
+        return Err(violations);
+    }
+    let body: Map<String, Value> = fields
+        .into_iter()
+        .map(|(field, raw)| {
+            let value = match raw.as_str() {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n
+                    .parse::<u64>()
+                    .map_or(Value::String(raw.clone()), Value::from),
+                _ => Value::String(raw),
+            };
+            (field, value)
+        })
+        .collect();
+    Ok(Value::Object(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn query_parameters_become_the_request_body() {
+        let body = query_to_body(&pairs(&[
+            ("q", "find files"),
+            ("k", "3"),
+            ("mode", "keyword"),
+            ("include_examples", "true"),
+            ("category", "file_system"),
+            ("colour", "red"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "query": "find files", "max_results": 3, "search_mode": "keyword",
+                "include_examples": true, "category": "file_system", "colour": "red"
+            })
+        );
+        // Numbers too large for JSON integers stay strings; the schema reports them.
+        let body = query_to_body(&pairs(&[("k", "99999999999999999999999")])).unwrap();
+        assert!(body["max_results"].is_string());
+    }
+
+    #[test]
+    fn a_field_given_twice_is_a_violation() {
+        let v = query_to_body(&pairs(&[
+            ("q", "a"),
+            ("query", "b"),
+            ("k", "1"),
+            ("k", "2"),
+        ]))
+        .unwrap_err();
+        let text: Vec<String> = v
+            .iter()
+            .map(|v| format!("{}: {}", v.pointer, v.message))
+            .collect();
+        assert_eq!(
+            text,
+            [
+                "/query: expected one value, found 2",
+                "/max_results: expected one value, found 2"
+            ]
+        );
+    }
 }

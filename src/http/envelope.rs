@@ -8,6 +8,16 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+/// What the request log needs to know about an error response; attached to the response as
+/// an extension, since the body no longer carries the cause of a 5xx.
+#[derive(Debug, Clone)]
+pub(crate) struct ErrorInfo {
+    pub code: &'static str,
+    pub message: String,
+    /// The internal cause, for 5xx only (never sent to the caller).
+    pub cause: Option<String>,
+}
+
 /// An error on its way out: the error, what was being done, and the request's id.
 #[derive(Debug)]
 pub struct ApiError {
@@ -31,7 +41,22 @@ impl IntoResponse for ApiError {
             StatusCode::from_u16(self.error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let request_id = super::middleware::current_request_id();
         let detail = self.error.detail(self.operation, request_id.as_deref());
-        (status, Json(json!({ "success": false, "error": detail }))).into_response()
+        let info = ErrorInfo {
+            code: self.error.code(),
+            message: self.error.public_message(),
+            cause: (self.error.status() >= 500).then(|| format!("{:?}", self.error)),
+        };
+        let mut response =
+            (status, Json(json!({ "success": false, "error": detail }))).into_response();
+        if matches!(self.error, Error::Unauthorized) {
+            // RFC 6750: a 401 names the scheme the client should use.
+            response.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
+        }
+        response.extensions_mut().insert(info);
+        response
     }
 }
 

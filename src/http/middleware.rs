@@ -1,15 +1,18 @@
 //! Cross-cutting HTTP concerns: request ids (echoed or generated, visible to error bodies
-//! through a task-local), bearer-token auth, and one log line per request.
+//! through a task-local), one log record per request (stderr and the JSON-lines request log),
+//! bearer-token auth, and CORS.
 
-use super::envelope::ApiError;
+use super::access_log::{match_route, Entry};
+use super::envelope::{ApiError, ErrorInfo};
 use super::AppState;
 use crate::error::Error;
 use axum::extract::{Request, State};
-use axum::http::HeaderValue;
+use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
@@ -23,7 +26,11 @@ pub(crate) fn current_request_id() -> Option<String> {
 }
 
 /// Echoes a sane caller-supplied `X-Request-Id` or makes one, and logs the request.
-pub(crate) async fn request_id(req: Request, next: Next) -> Response {
+pub(crate) async fn request_id(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
     let id = req
         .headers()
         .get(REQUEST_ID_HEADER)
@@ -38,14 +45,32 @@ pub(crate) async fn request_id(req: Request, next: Next) -> Response {
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
+    let duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+    let (route, tool) = match_route(&path);
+    let status = response.status().as_u16();
     tracing::info!(
         request_id = %id,
         %method,
         path,
-        status = response.status().as_u16(),
-        duration_ms = start.elapsed().as_secs_f64() * 1000.0,
+        status,
+        duration_ms,
+        tool,
         "request"
     );
+    let error = response.extensions().get::<ErrorInfo>();
+    state.logs.record(&Entry {
+        timestamp: crate::time::now_rfc3339_millis(),
+        request_id: &id,
+        method: method.as_str(),
+        route,
+        path: &path,
+        status,
+        duration_ms,
+        tool,
+        error_code: error.map(|e| e.code),
+        error_message: error.map(|e| e.message.as_str()),
+        cause: error.and_then(|e| e.cause.as_deref()),
+    });
     response
 }
 
@@ -59,15 +84,58 @@ pub(crate) async fn auth(State(state): State<AppState>, req: Request, next: Next
     }
     let given = req
         .headers()
-        .get(axum::http::header::AUTHORIZATION)
+        .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(bearer_token)
         .unwrap_or("");
     if constant_time_eq(given.as_bytes(), token.as_bytes()) {
         next.run(req).await
     } else {
         ApiError::new("auth", Error::Unauthorized).into_response()
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` value; the scheme is case-insensitive
+/// (RFC 9110), the token is not.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim_start())
+        .filter(|t| !t.is_empty())
+}
+
+/// The CORS layer for the configured origins, or `None` (CORS off: browsers on other origins
+/// cannot read responses). Preflights are answered before auth, since browsers send them
+/// without credentials; the actual request still needs the token.
+pub(crate) fn cors(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        // The configuration has checked each origin; one that is still not a header value
+        // could never match a browser's Origin header anyway.
+        AllowOrigin::list(
+            origins
+                .iter()
+                .filter_map(|o| HeaderValue::from_str(o).ok())
+                .collect::<Vec<_>>(),
+        )
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                HeaderName::from_static(REQUEST_ID_HEADER),
+            ])
+            .expose_headers([HeaderName::from_static(REQUEST_ID_HEADER)])
+            .max_age(Duration::from_secs(600)),
+    )
 }
 
 /// Compares without an early exit, so timing does not reveal how much of a guess was right.
@@ -101,6 +169,16 @@ mod tests {
         assert!(!constant_time_eq(b"secret-token-124", b"secret-token-123"));
         assert!(!constant_time_eq(b"secret", b"secret-token-123"));
         assert!(!constant_time_eq(b"", b"secret-token-123"));
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer"), None);
+        assert_eq!(bearer_token("Bearer "), None);
     }
 
     #[test]

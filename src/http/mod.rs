@@ -2,11 +2,16 @@
 //! call the catalog or engine, render. `app()` builds the whole router so tests can serve it
 //! on an ephemeral port exactly as `toolscout serve` does.
 
+mod access_log;
 mod catalog;
 mod discovery;
 mod envelope;
 mod json;
 mod middleware;
+mod octocode;
+mod openapi;
+mod query;
+mod status;
 
 pub use envelope::ApiError;
 
@@ -14,10 +19,21 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::embed::ModelStatus;
 use crate::engine::Engine;
+use access_log::RequestLog;
 use axum::routing::{get, post};
 use axum::Router;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How the served catalog was loaded: when it was ready, and how long reading and validating
+/// it took (the index build time is the snapshot's own).
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    /// RFC 3339 time at which the catalog and its indexes were ready.
+    pub finished_at: String,
+    pub catalog: Duration,
+}
 
 /// What every handler can see; cheap to clone.
 #[derive(Clone)]
@@ -27,45 +43,92 @@ pub struct AppState {
     pub engine: Arc<Engine>,
     pub models: Arc<ModelStatus>,
     pub started: Instant,
+    pub load: Arc<LoadReport>,
+    logs: Arc<RequestLog>,
 }
 
 impl AppState {
-    pub fn new(config: Config, engine: Engine) -> AppState {
+    /// The state of a server over `engine`. Opens the request log in `config.log_dir`; if
+    /// that fails the server still serves, and says so once on stderr.
+    pub fn new(config: Config, engine: Engine, load: LoadReport) -> AppState {
         let models = ModelStatus::inspect(&config.models_dir);
         let catalog = engine.snapshot().catalog.clone();
+        let logs = RequestLog::open(config.log_dir.as_deref());
         AppState {
             config: Arc::new(config),
             catalog,
             engine: Arc::new(engine),
             models: Arc::new(models),
             started: Instant::now(),
+            load: Arc::new(load),
+            logs: Arc::new(logs),
         }
+    }
+
+    /// Where request logs go, if file logging is on.
+    pub fn log_dir(&self) -> Option<&Path> {
+        self.logs.dir()
     }
 }
 
-/// Every route, documented in one place (also used for the 404 listing).
+/// Every route, documented in one place (also used for the 404 listing, the request log's
+/// route names and the OpenAPI coverage test).
 pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/health"),
+    ("GET", "/openapi.json"),
+    ("GET", "/search"),
+    ("POST", "/search"),
     ("GET", "/catalog/tools"),
     ("GET", "/catalog/tools/{id}"),
-    ("POST", "/search"),
+    ("POST", "/catalog/validate"),
+    ("GET", "/catalog/status"),
+    ("GET", "/tools/list"),
+    ("GET", "/tools/info/{toolName}"),
+    ("GET", "/tools/initContext"),
+    ("GET", "/tools/system"),
+    ("GET", "/tools/metadata"),
+    ("GET", "/prompts/list"),
+    ("GET", "/prompts/info/{name}"),
 ];
 
 /// The complete router with its middleware.
 pub fn app(state: AppState) -> Router {
     let max_body = state.config.max_body_bytes;
-    Router::new()
-        .route("/health", get(catalog::health))
+    let router = Router::new()
+        .route("/health", get(status::health))
+        .route("/openapi.json", get(openapi::openapi))
+        .route(
+            "/search",
+            get(discovery::search_get).post(discovery::search),
+        )
         .route("/catalog/tools", get(catalog::list_tools))
         .route("/catalog/tools/{id}", get(catalog::get_tool))
-        .route("/search", post(discovery::search))
+        .route("/catalog/validate", post(catalog::validate))
+        .route("/catalog/status", get(status::catalog_status))
+        .route("/tools/list", get(octocode::tools_list))
+        .route("/tools/info/{toolName}", get(octocode::tools_info))
+        .route("/tools/initContext", get(octocode::init_context))
+        .route("/tools/system", get(octocode::system))
+        .route("/tools/metadata", get(octocode::metadata))
+        .route("/prompts/list", get(octocode::prompts_list))
+        .route("/prompts/info/{name}", get(octocode::prompts_info))
         .fallback(envelope::route_not_found)
         .method_not_allowed_fallback(envelope::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::auth,
+        ));
+    // Outermost first: request id and log, then CORS (preflights carry no token, so they are
+    // answered before auth), then auth.
+    let router = match middleware::cors(&state.config.cors_origins) {
+        Some(cors) => router.layer(cors),
+        None => router,
+    };
+    router
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::request_id,
         ))
-        .layer(axum::middleware::from_fn(middleware::request_id))
         .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .with_state(state)
 }

@@ -1,16 +1,10 @@
 //! The HTTP server, started as a real process: routes, error envelopes, request ids, auth,
 //! refusal to start on bad input, graceful shutdown.
 
+use crate::client::client;
 use crate::common::{fixtures, shipped_catalog, toolscout_bin};
 use crate::server::Server;
 use serde_json::Value;
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .unwrap()
-}
 
 async fn get(server: &Server, path: &str) -> (u16, reqwest::header::HeaderMap, Value) {
     let resp = client().get(server.url(path)).send().await.unwrap();
@@ -197,8 +191,10 @@ async fn auth_token_guards_everything_but_health() {
 
 #[test]
 fn refuses_non_loopback_without_token() {
+    let logs = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(toolscout_bin())
         .args(["serve", "--addr", "0.0.0.0:0"])
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .env_remove("TOOLSCOUT_AUTH_TOKEN")
         .output()
         .unwrap();
@@ -210,10 +206,12 @@ fn refuses_non_loopback_without_token() {
 
 #[test]
 fn refuses_to_start_on_an_invalid_catalog() {
+    let logs = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(toolscout_bin())
         .args(["--catalog"])
         .arg(fixtures().join("bad-catalog"))
         .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -274,10 +272,12 @@ async fn sigterm_shuts_down_gracefully() {
 #[tokio::test]
 async fn serves_from_any_working_directory() {
     // No --catalog: the binary finds the installed catalog itself.
+    let logs = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(toolscout_bin())
         .args(["serve", "--addr", "127.0.0.1:0"])
         .current_dir(std::env::temp_dir())
         .env_remove("TOOLSCOUT_CATALOG_DIR")
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()

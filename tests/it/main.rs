@@ -1,10 +1,13 @@
 //! The crate's integration tests, as one test binary (one link, shared helpers).
 
+mod client;
 mod common;
 
 mod catalog_expectations;
 mod catalog_validate;
 mod eval;
 mod http_api;
+mod http_ops;
+mod http_routes;
 mod search;
 mod server;

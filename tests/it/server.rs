@@ -10,6 +10,9 @@ pub struct Server {
     pub child: Child,
     pub base: String,
     pub stderr: mpsc::Receiver<String>,
+    /// The server's log directory (`TOOLSCOUT_LOG_DIR`), so no test writes to the real home;
+    /// a `--log-dir` flag in the arguments overrides it.
+    pub log_dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -23,6 +26,7 @@ impl Server {
 
     /// Like `start`, with the embedding model found as the binary finds it by default.
     pub fn start_with_model(catalog: &Path, args: &[&str]) -> Server {
+        let log_dir = tempfile::tempdir().expect("temporary log directory");
         let mut child = Command::new(super::common::toolscout_bin())
             .args([
                 "--catalog",
@@ -35,6 +39,8 @@ impl Server {
             .env_remove("TOOLSCOUT_AUTH_TOKEN")
             .env_remove("TOOLSCOUT_ADDR")
             .env_remove("TOOLSCOUT_MODELS_DIR")
+            .env_remove("TOOLSCOUT_CORS_ORIGINS")
+            .env("TOOLSCOUT_LOG_DIR", log_dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -64,6 +70,7 @@ impl Server {
             child,
             base,
             stderr: erx,
+            log_dir,
         }
     }
 
