@@ -75,6 +75,9 @@ struct SearchArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
     format: OutputFormat,
+    /// How much to show: concise (what picking a tool needs) or detailed (all evidence)
+    #[arg(long, value_enum, default_value_t = DetailArg::Detailed)]
+    detail: DetailArg,
     /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
     #[arg(long, value_name = "DIR")]
     models: Option<PathBuf>,
@@ -134,6 +137,30 @@ enum EvalMode {
 enum OutputFormat {
     Json,
     Markdown,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DetailArg {
+    Concise,
+    Detailed,
+}
+
+impl From<DetailArg> for toolscout::format::DetailLevel {
+    fn from(d: DetailArg) -> Self {
+        match d {
+            DetailArg::Concise => toolscout::format::DetailLevel::Concise,
+            DetailArg::Detailed => toolscout::format::DetailLevel::Detailed,
+        }
+    }
+}
+
+impl From<OutputFormat> for toolscout::format::ResponseFormat {
+    fn from(f: OutputFormat) -> Self {
+        match f {
+            OutputFormat::Json => toolscout::format::ResponseFormat::Json,
+            OutputFormat::Markdown => toolscout::format::ResponseFormat::Markdown,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -293,9 +320,15 @@ fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    match args.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&response)?),
-        OutputFormat::Markdown => print!("{}", toolscout::format::search_markdown(&response)),
+    let presentation = toolscout::format::Presentation {
+        response_format: args.format.into(),
+        detail_level: args.detail.into(),
+    };
+    let rendered = toolscout::format::render_search(&response, presentation)?;
+    let text = rendered.to_text();
+    print!("{text}");
+    if !text.ends_with('\n') {
+        println!();
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -81,6 +81,8 @@ pub struct ToolSearchResult {
     pub similarity_score: f64,
     pub confidence_level: ConfidenceLevel,
     pub match_reasons: Vec<String>,
+    /// The query's analysed terms found in this tool's fields, in query order.
+    pub matched_terms: Vec<String>,
     pub parameters: Vec<ParameterInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub examples: Option<Vec<ToolExample>>,

@@ -377,6 +377,12 @@ impl Engine {
             similarity_score: round4(r.score),
             confidence_level: rank::confidence(r, next_score),
             match_reasons: rank::match_reasons(r, matched, req.context.is_some()),
+            matched_terms: matched.iter().fold(Vec::new(), |mut terms, (_, term)| {
+                if !terms.contains(term) {
+                    terms.push(term.clone());
+                }
+                terms
+            }),
             parameters: t
                 .parameters
                 .iter()

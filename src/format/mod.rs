@@ -1,88 +1,141 @@
-//! Rendering of engine responses for people and agents: Markdown with a results table and
-//! the evidence behind each hit. JSON is the serde form of the response types.
+//! How responses are presented (seed 004): `response_format` json | markdown and
+//! `detail_level` concise | detailed, for every discovery response and every door (HTTP, CLI,
+//! MCP). The engine computes one full response; this module only chooses what of it to show
+//! and how, so the same request gives the same answer whatever it is rendered as.
+//!
+//! Concise keeps what an agent needs to pick a tool (id, score, confidence, the reason in a
+//! line, a one-sentence summary) and drops the evidence, parameters and per-hit metadata that
+//! detailed responses carry; the test suite measures the saving in model tokens.
+
+mod search;
+
+pub use search::{search_concise_json, search_markdown};
 
 use crate::engine::SearchResponse;
-use std::fmt::Write;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-/// A search response as Markdown: a table of hits, then why each one matched.
-pub fn search_markdown(r: &SearchResponse) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "# Tools for \"{}\"\n", r.query);
-    let m = &r.metadata;
-    let _ = writeln!(
-        out,
-        "{} of {} matching tools shown; mode {}; catalog of {} tools; {:.1} ms{}\n",
-        r.results.len(),
-        r.total_results,
-        m.search_mode_used.as_str(),
-        m.total_catalog_size,
-        r.execution_time * 1000.0,
-        if m.cache_hit { " (cached)" } else { "" }
-    );
-    for h in &m.hints {
-        let _ = writeln!(out, "> {h}");
-    }
-    if let Some(why) = &m.no_good_match {
-        let _ = writeln!(out, "**No good match:** {why}.\n");
-    }
-    if !r.results.is_empty() {
-        out.push_str("| # | tool | score | confidence | category | description |\n|---|---|---|---|---|---|\n");
-        for (i, t) in r.results.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "| {} | `{}` ({}) | {:.2} | {:?} | {} | {} |",
-                i + 1,
-                t.tool_id,
-                cell(&t.name),
-                t.similarity_score,
-                t.confidence_level,
-                t.category,
-                cell(&first_sentence(&t.description))
-            );
-        }
-        out.push('\n');
-        for t in r.results.iter() {
-            let _ = writeln!(out, "## `{}`\n", t.tool_id);
-            for reason in &t.match_reasons {
-                let _ = writeln!(out, "- {reason}");
-            }
-            let required: Vec<&str> = t
-                .parameters
-                .iter()
-                .filter(|p| p.required)
-                .map(|p| p.name.as_str())
-                .collect();
-            if !required.is_empty() {
-                let _ = writeln!(out, "- required arguments: {}", required.join(", "));
-            }
-            if !t.alternatives.is_empty() {
-                let _ = writeln!(out, "- alternatives: {}", t.alternatives.join(", "));
-            }
-            out.push('\n');
-        }
-    }
-    if !r.query_suggestions.is_empty() {
-        let _ = writeln!(
-            out,
-            "Try also: {}",
-            r.query_suggestions
-                .iter()
-                .map(|s| format!("\"{s}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    out
+/// Seed 004 `response_format`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseFormat {
+    #[default]
+    Json,
+    Markdown,
 }
 
-fn cell(s: &str) -> String {
+/// Seed 004 `detail_level`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailLevel {
+    Concise,
+    #[default]
+    Detailed,
+}
+
+/// What a caller asked to see; the default is JSON, detailed (the full response).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Presentation {
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+    #[serde(default)]
+    pub detail_level: DetailLevel,
+}
+
+impl Presentation {
+    /// Reads `response_format` and `detail_level` from a request body that its schema has
+    /// already accepted (the schemas list both fields with their allowed values, so a wrong
+    /// value is reported with every other violation of the body).
+    pub fn from_body(body: &Value) -> Result<Presentation> {
+        let pick = |key: &str| body.get(key).cloned().unwrap_or(Value::Null);
+        let value = serde_json::json!({
+            "response_format": pick("response_format"),
+            "detail_level": pick("detail_level"),
+        });
+        let value = match value {
+            Value::Object(map) => {
+                Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+            }
+            other => other,
+        };
+        serde_json::from_value(value).map_err(|e| {
+            Error::Internal(format!("presentation passed the schema but not serde: {e}"))
+        })
+    }
+}
+
+/// A response ready for a transport: a JSON value or a Markdown document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rendered {
+    Json(Value),
+    Markdown(String),
+}
+
+impl Rendered {
+    /// The text a CLI prints or an MCP tool returns.
+    pub fn to_text(&self) -> String {
+        match self {
+            Rendered::Json(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+            Rendered::Markdown(s) => s.clone(),
+        }
+    }
+}
+
+/// A search response as asked.
+pub fn render_search(r: &SearchResponse, p: Presentation) -> Result<Rendered> {
+    Ok(match (p.response_format, p.detail_level) {
+        (ResponseFormat::Json, DetailLevel::Detailed) => {
+            Rendered::Json(serde_json::to_value(r).map_err(|e| Error::Internal(e.to_string()))?)
+        }
+        (ResponseFormat::Json, DetailLevel::Concise) => Rendered::Json(search_concise_json(r)),
+        (ResponseFormat::Markdown, detail) => {
+            Rendered::Markdown(search_markdown(r, detail == DetailLevel::Detailed))
+        }
+    })
+}
+
+/// Markdown table cell: no pipes or line breaks inside.
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn first_sentence(s: &str) -> String {
-    match s.find(". ") {
-        Some(i) if i < 160 => s[..=i].to_string(),
-        _ if s.chars().count() > 160 => format!("{}...", s.chars().take(157).collect::<String>()),
-        _ => s.to_string(),
+/// The first sentence of `s`, cut to about `max` characters.
+pub(crate) fn first_sentence(s: &str, max: usize) -> String {
+    let sentence = match s.find(". ") {
+        Some(i) => &s[..=i],
+        None => s,
+    };
+    if sentence.chars().count() > max {
+        let cut: String = sentence.chars().take(max.saturating_sub(3)).collect();
+        format!("{}...", cut.trim_end())
+    } else {
+        sentence.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn presentation_defaults_and_values() {
+        assert_eq!(
+            Presentation::from_body(&json!({"query": "x"})).unwrap(),
+            Presentation::default()
+        );
+        let p = Presentation::from_body(
+            &json!({"query": "x", "response_format": "markdown", "detail_level": "concise"}),
+        )
+        .unwrap();
+        assert_eq!(p.response_format, ResponseFormat::Markdown);
+        assert_eq!(p.detail_level, DetailLevel::Concise);
+    }
+
+    #[test]
+    fn first_sentence_cuts() {
+        assert_eq!(first_sentence("One. Two.", 100), "One.");
+        assert_eq!(first_sentence("abcdefghij", 8), "abcde...");
     }
 }

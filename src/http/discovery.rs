@@ -8,38 +8,53 @@ use super::query::{self, QueryPairs};
 use super::AppState;
 use crate::engine::SearchRequest;
 use crate::error::{Error, Violation};
+use crate::format::{render_search, Presentation, Rendered};
 use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{Map, Value};
 
 pub(crate) async fn search(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     run_search(state, body).await
 }
 
-/// `GET /search?q=&mode=&k=&category=&tool_type=&include_examples=&context=`.
+/// `GET /search?q=&mode=&k=&category=&tool_type=&include_examples=&context=&response_format=&detail_level=`.
 pub(crate) async fn search_get(
     State(state): State<AppState>,
     pairs: QueryPairs,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let body = query_to_body(&pairs.0).map_err(|v| query::invalid("search", v))?;
     run_search(state, body).await
 }
 
-async fn run_search(state: AppState, body: Value) -> Result<Json<Value>, ApiError> {
+async fn run_search(state: AppState, body: Value) -> Result<Response, ApiError> {
     let op = "search";
     let engine = state.engine.clone();
     let req =
         SearchRequest::from_json(&body, engine.catalog()).map_err(|e| ApiError::new(op, e))?;
+    let presentation = Presentation::from_body(&body).map_err(|e| ApiError::new(op, e))?;
     let response = tokio::task::spawn_blocking(move || engine.search_counted(&req))
         .await
         .map_err(|e| ApiError::new(op, Error::Internal(format!("search task failed: {e}"))))?
         .map_err(|e| ApiError::new(op, e))?;
-    let value = serde_json::to_value(&response)
-        .map_err(|e| ApiError::new(op, Error::Internal(e.to_string())))?;
-    Ok(Json(value))
+    let rendered = render_search(&response, presentation).map_err(|e| ApiError::new(op, e))?;
+    Ok(rendered_response(rendered))
+}
+
+/// A rendered response with its content type: JSON, or Markdown as `text/markdown`.
+pub(crate) fn rendered_response(rendered: Rendered) -> Response {
+    match rendered {
+        Rendered::Json(value) => Json(value).into_response(),
+        Rendered::Markdown(text) => (
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            text,
+        )
+            .into_response(),
+    }
 }
 
 /// Short query-parameter names and the request fields they stand for; any other parameter

@@ -60,6 +60,20 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The response to a handler that panicked: an internal error, its message logged.
+pub(crate) fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a non-text panic payload");
+    ApiError::new(
+        "request",
+        Error::Internal(format!("a request handler panicked: {message}")),
+    )
+    .into_response()
+}
+
 fn available_routes() -> Vec<String> {
     super::ROUTES
         .iter()
@@ -86,4 +100,47 @@ pub(crate) async fn method_not_allowed(method: Method, OriginalUri(uri): Origina
             path: uri.path().to_string(),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn a_panicking_handler_gets_the_internal_error_envelope() {
+        let app: axum::Router = axum::Router::new()
+            .route(
+                "/boom",
+                get(|| async {
+                    panic!("secret detail");
+                    #[allow(unreachable_code)]
+                    ""
+                }),
+            )
+            .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+                panic_response,
+            ));
+        let resp = app
+            .oneshot(
+                axum::http::Request::get("/boom")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(resp.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["success"], false);
+        assert_eq!(body["error"]["error_code"], "INTERNAL_ERROR");
+        assert!(
+            !body.to_string().contains("secret detail"),
+            "5xx bodies never leak internals: {body}"
+        );
+    }
 }

@@ -125,6 +125,11 @@ pub fn app(state: AppState) -> Router {
         None => router,
     };
     router
+        // A panicking handler becomes a 500 envelope (with the request id, cause logged)
+        // instead of a dropped connection.
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            envelope::panic_response,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::request_id,

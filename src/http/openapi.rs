@@ -38,6 +38,8 @@ struct Op {
     body: Option<&'static str>,
     errors: Vec<u16>,
     public: bool,
+    /// Also answers `text/markdown` (with `response_format: markdown`).
+    markdown: bool,
 }
 
 fn op(method: &'static str, path: &'static str, tag: &'static str, summary: &'static str) -> Op {
@@ -51,6 +53,7 @@ fn op(method: &'static str, path: &'static str, tag: &'static str, summary: &'st
         body: None,
         errors: Vec::new(),
         public: false,
+        markdown: false,
     }
 }
 
@@ -104,6 +107,12 @@ impl Op {
         self
     }
 
+    /// Also served as Markdown when the request asks for `response_format: markdown`.
+    fn markdown(mut self) -> Op {
+        self.markdown = true;
+        self
+    }
+
     /// Served without the bearer token.
     fn public(mut self) -> Op {
         self.public = true;
@@ -117,6 +126,10 @@ impl Op {
             json!({ "description": "Success", "content": { "application/json": {
                 "schema": { "$ref": format!("#/components/schemas/{}", self.ok) } } } }),
         );
+        if self.markdown {
+            responses["200"]["content"]["text/markdown"] = json!({ "schema": { "type": "string",
+                "description": "The same response as a Markdown document (response_format: markdown)" } });
+        }
         let mut errors = self.errors.clone();
         if !self.public {
             errors.push(401);
@@ -186,6 +199,7 @@ fn operations() -> Vec<Op> {
         op("POST", "/search", "discovery", "Rank the catalog's tools for a need, with explanations")
             .ok("SearchResponse")
             .body("SearchRequest")
+            .markdown()
             .errors(&[503]),
         op("GET", "/search", "discovery", "The same search from query parameters")
             .ok("SearchResponse")
@@ -196,6 +210,9 @@ fn operations() -> Vec<Op> {
             .query("tool_type", "Only tools of this type", string())
             .query("include_examples", "Include usage examples", boolean())
             .query("context", "The caller's situation; shifts the ranking", string())
+            .query("response_format", "json (default) or markdown", string())
+            .query("detail_level", "detailed (default) or concise", string())
+            .markdown()
             .errors(&[503]),
         op("GET", "/catalog/tools", "catalog", "Tools in id order, paged")
             .ok("ToolPage")

@@ -6,6 +6,7 @@ mod common;
 mod catalog_expectations;
 mod catalog_validate;
 mod eval;
+mod formats;
 mod http_api;
 mod http_ops;
 mod http_routes;
