@@ -184,6 +184,90 @@ pub fn run(engine: &Engine, queries: &[EvalQuery], mode: SearchMode) -> Result<M
     })
 }
 
+/// Multi-tool queries (each needs all of its gold tools): how often search's and
+/// recommend's first five hold every gold tool, and the mean share of gold tools they hold.
+#[derive(Debug, Clone, Serialize)]
+pub struct MultiReport {
+    pub queries: usize,
+    /// % of queries with every gold tool in hybrid search's first 5.
+    pub search_all_at_5: f64,
+    /// % of queries with every gold tool among recommend's 5 recommendations.
+    pub recommend_all_at_5: f64,
+    /// Mean % of gold tools in the first 5 (search) / the 5 recommendations.
+    pub search_recall_at_5: f64,
+    pub recommend_recall_at_5: f64,
+    pub recommend_queries_per_second: f64,
+}
+
+/// Runs hybrid search and recommend on every query and compares their first five.
+pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> {
+    let (mut s_all, mut r_all, mut s_rec, mut r_rec) = (0.0, 0.0, 0.0, 0.0);
+    let share = |ids: &[&str], q: &EvalQuery| {
+        let found = q
+            .relevant
+            .iter()
+            .filter(|g| ids.contains(&g.as_str()))
+            .count();
+        found as f64 / q.relevant.len().max(1) as f64
+    };
+    let mut recommend_secs = 0.0;
+    for q in queries {
+        let mut req = SearchRequest::new(q.query.clone());
+        req.search_mode = Some(SearchMode::Hybrid);
+        req.max_results = 5;
+        let response = engine.search_fresh(&req)?;
+        let ids: Vec<&str> = response
+            .results
+            .iter()
+            .map(|r| r.tool_id.as_str())
+            .collect();
+        let s = share(&ids, q);
+        s_rec += s;
+        s_all += f64::from(u8::from(s >= 1.0));
+
+        let mut rq = crate::engine::RecommendationRequest::new(q.query.clone());
+        rq.max_recommendations = 5;
+        let start = Instant::now();
+        let rec = engine.recommend(&rq)?;
+        recommend_secs += start.elapsed().as_secs_f64();
+        let ids: Vec<&str> = rec
+            .recommendations
+            .iter()
+            .map(|r| r.tool.tool_id.as_str())
+            .collect();
+        let r = share(&ids, q);
+        r_rec += r;
+        r_all += f64::from(u8::from(r >= 1.0));
+    }
+    let n = queries.len().max(1) as f64;
+    Ok(MultiReport {
+        queries: queries.len(),
+        search_all_at_5: 100.0 * s_all / n,
+        recommend_all_at_5: 100.0 * r_all / n,
+        search_recall_at_5: 100.0 * s_rec / n,
+        recommend_recall_at_5: 100.0 * r_rec / n,
+        recommend_queries_per_second: queries.len() as f64 / recommend_secs.max(1e-9),
+    })
+}
+
+/// The multi-tool report as text.
+pub fn render_multi(r: &MultiReport) -> String {
+    format!(
+        "{} multi-tool queries
+            all gold in 5   gold recall@5
+search      {:>13.1} {:>15.1}
+recommend   {:>13.1} {:>15.1}
+recommend: {:.0} queries/s
+",
+        r.queries,
+        r.search_all_at_5,
+        r.search_recall_at_5,
+        r.recommend_all_at_5,
+        r.recommend_recall_at_5,
+        r.recommend_queries_per_second
+    )
+}
+
 /// (Recall@1, Recall@5, NDCG@5, MRR@10) of one ranking, binary relevance.
 pub fn metrics(ranking: &[&str], relevant: &[String]) -> (f64, f64, f64, f64) {
     if relevant.is_empty() {

@@ -2,6 +2,8 @@
 //! library (server, catalog validation). The only place that uses `anyhow` and decides exit
 //! codes: 0 success, 1 invalid input (an invalid catalog), 2 usage or I/O error.
 
+mod recommend_cli;
+
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -49,6 +51,8 @@ enum Command {
     },
     /// Find tools for a need, ranked and explained
     Search(SearchArgs),
+    /// What to use, in what order, for a task: analysis, explained picks and a workflow
+    Recommend(recommend_cli::RecommendArgs),
     /// Measure retrieval quality on a JSONL tool set and query set
     Eval(EvalArgs),
 }
@@ -131,16 +135,18 @@ enum EvalMode {
     Semantic,
     Hybrid,
     All,
+    /// Multi-tool queries: hybrid search's first 5 against recommend's 5, for all gold tools
+    Multi,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum OutputFormat {
+pub(crate) enum OutputFormat {
     Json,
     Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum DetailArg {
+pub(crate) enum DetailArg {
     Concise,
     Detailed,
 }
@@ -264,6 +270,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let config = Config::load(&flags)?;
             validate(&config, strict, format)
         }
+        Command::Recommend(args) => {
+            flags.models_dir = args.models.clone();
+            let config = Config::load(&flags)?;
+            recommend_cli::recommend(&config, args)
+        }
         Command::Search(args) => {
             flags.models_dir = args.models.clone();
             let config = Config::load(&flags)?;
@@ -278,7 +289,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Loads the embedding model, or says why there is none.
-fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
+pub(crate) fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
     OnnxEmbedder::load(&config.models_dir)
         .map(|e| Arc::new(e) as Arc<dyn Embedder>)
         .map_err(|e| e.to_string())
@@ -337,7 +348,19 @@ fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let tools: Vec<toolscout::eval::EvalTool> = toolscout::eval::read_jsonl(&args.tools)?;
     let queries: Vec<toolscout::eval::EvalQuery> = toolscout::eval::read_jsonl(&args.queries)?;
     let queries = toolscout::eval::sample(queries, args.limit, args.seed);
+    if let EvalMode::Multi = args.mode {
+        let embedder = load_embedder(config);
+        let engine = toolscout::eval::engine(&tools, embedder)?;
+        let report = toolscout::eval::run_multi(&engine, &queries)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", toolscout::eval::render_multi(&report));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let modes: Vec<SearchMode> = match args.mode {
+        EvalMode::Multi => unreachable!("handled above"),
         EvalMode::Keyword => vec![SearchMode::Keyword],
         EvalMode::Semantic => vec![SearchMode::Semantic],
         EvalMode::Hybrid => vec![SearchMode::Hybrid],

@@ -2,11 +2,17 @@
 //! it). It owns the current snapshot, the response cache and the query-embedding cache.
 //! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
 
+mod recommend;
 mod request;
 mod response;
 mod search;
 mod suggest;
 
+pub use recommend::{
+    ComplexityPreference, ExperienceLevel, Part, RecommendationMetadata, RecommendationRequest,
+    RecommendationResponse, ScoreBreakdown, TaskAnalysis, TaskComplexity, ToolRecommendation,
+    UserPreferences, WorkflowStep, RECOMMEND_REQUEST_SCHEMA,
+};
 pub use request::{ComplexityRange, Filters, SearchRequest, SEARCH_REQUEST_SCHEMA};
 pub use response::{
     ConfidenceLevel, ParameterInfo, PerformanceInfo, ScoreDetails, SearchMetadata, SearchMode,
@@ -25,6 +31,9 @@ use std::time::Duration;
 /// Version of the ranking algorithm, reported in every response; bump on any change that
 /// can reorder results.
 pub const ALGORITHM_VERSION: &str = "hybrid-ramp-1";
+
+/// Query texts and their embeddings, computed together.
+pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;
 
 pub struct Engine {
     snapshot: Arc<Snapshot>,
@@ -165,6 +174,51 @@ impl Engine {
         let mut response = self.search_uncached(req)?;
         response.execution_time = start.elapsed().as_secs_f64();
         Ok(response)
+    }
+
+    /// Embeds `texts` in one batch, without the cache: a caller that needs several vectors
+    /// at once pays one forward pass instead of one per text.
+    pub(crate) fn embed_batch(&self, texts: &[&str]) -> Result<QueryVectors> {
+        let mut out = QueryVectors::new();
+        let Some(semantic) = &self.snapshot.semantic else {
+            return Ok(out);
+        };
+        let mut todo: Vec<&str> = Vec::new();
+        for &t in texts {
+            if out.contains_key(t) || todo.contains(&t) {
+                continue;
+            }
+            match self.query_vectors.get(t) {
+                Some(v) => {
+                    out.insert(t.to_string(), v);
+                }
+                None => todo.push(t),
+            }
+        }
+        if !todo.is_empty() {
+            for (t, v) in todo.iter().zip(semantic.embedder.embed(&todo)?) {
+                let v = Arc::new(v);
+                if self.config.cache_enabled {
+                    self.query_vectors.insert(t.to_string(), v.clone());
+                }
+                out.insert(t.to_string(), v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A text's vector: from `pre` when it holds it, else [`Engine::embed_query`].
+    fn query_vector(
+        &self,
+        text: &str,
+        pre: Option<&QueryVectors>,
+    ) -> Result<Option<Arc<Vec<f32>>>> {
+        if self.snapshot.semantic.is_some() {
+            if let Some(v) = pre.and_then(|m| m.get(text)) {
+                return Ok(Some(v.clone()));
+            }
+        }
+        self.embed_query(text)
     }
 
     /// The query's embedding, cached by text.

@@ -30,6 +30,10 @@ pub struct SearchRequest {
     pub context: Option<String>,
     #[serde(default)]
     pub filters: Filters,
+    /// Categories left out (recommend's `avoid_categories`). Not in the public search schema,
+    /// so only code sets it; serialised when set, so it is part of the response-cache key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_categories: Vec<String>,
 }
 
 fn default_max_results() -> usize {
@@ -61,6 +65,7 @@ impl SearchRequest {
     pub fn restricts(&self) -> bool {
         let f = &self.filters;
         self.category.is_some()
+            || !self.exclude_categories.is_empty()
             || self.tool_type.is_some()
             || f.complexity_range.is_some()
             || f.has_examples == Some(true)
@@ -79,6 +84,7 @@ impl SearchRequest {
             search_mode: None,
             context: None,
             filters: Filters::default(),
+            exclude_categories: Vec::new(),
         }
     }
 

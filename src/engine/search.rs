@@ -3,7 +3,7 @@
 
 use super::request::SearchRequest;
 use super::response::*;
-use super::{Engine, ALGORITHM_VERSION};
+use super::{Engine, QueryVectors, ALGORITHM_VERSION};
 use crate::catalog::{ToolRecord, ToolType};
 use crate::error::{Error, Result};
 use crate::rank::{self, Evidence, Ranked, Weights};
@@ -54,6 +54,17 @@ impl Engine {
     }
 
     pub(super) fn search_uncached(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        self.search_with_vectors(req, None)
+    }
+
+    /// The search itself. `vectors`, when given, holds query and context vectors embedded
+    /// beforehand in one batch (recommend embeds all its sub-queries at once); texts missing
+    /// from it are embedded here.
+    pub(super) fn search_with_vectors(
+        &self,
+        req: &SearchRequest,
+        vectors: Option<&QueryVectors>,
+    ) -> Result<SearchResponse> {
         let snap = &self.snapshot;
         let tools = snap.catalog.tools();
         let mut hints = Vec::new();
@@ -116,7 +127,7 @@ impl Engine {
             let (Some(sem), true) = (&snap.semantic, mode != SearchMode::Keyword) else {
                 return Ok(None);
             };
-            let Some(q) = self.embed_query(&req.query)? else {
+            let Some(q) = self.query_vector(&req.query, vectors)? else {
                 return Ok(None);
             };
             let allow = |o: u32| is_allowed(&allowed, o);
@@ -193,7 +204,7 @@ impl Engine {
             let ordinals: Vec<u32> = evidence.keys().copied().collect();
             match (&snap.semantic, mode) {
                 (Some(sem), SearchMode::Semantic | SearchMode::Hybrid) => {
-                    if let Some(cv) = self.embed_query(context)? {
+                    if let Some(cv) = self.query_vector(context, vectors)? {
                         let summaries = sem.summaries.score_owners(&cv, &ordinals)?;
                         let passages = sem.passages.score_owners(&cv, &ordinals)?;
                         for ((o, s), p) in ordinals.iter().zip(summaries).zip(passages) {
@@ -310,6 +321,9 @@ impl Engine {
     /// Whether a tool passes the request's category, type and filters.
     fn passes_filters(&self, t: &ToolRecord, req: &SearchRequest) -> bool {
         if req.category.as_ref().is_some_and(|c| &t.category != c) {
+            return false;
+        }
+        if req.exclude_categories.contains(&t.category) {
             return false;
         }
         if req.tool_type.is_some_and(|ty: ToolType| t.tool_type != ty) {

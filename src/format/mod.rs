@@ -7,11 +7,13 @@
 //! line, a one-sentence summary) and drops the evidence, parameters and per-hit metadata that
 //! detailed responses carry; the test suite measures the saving in model tokens.
 
+mod recommend;
 mod search;
 
+pub use recommend::{recommend_concise_json, recommend_markdown};
 pub use search::{search_concise_json, search_markdown};
 
-use crate::engine::SearchResponse;
+use crate::engine::{RecommendationResponse, SearchResponse};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -91,6 +93,19 @@ pub fn render_search(r: &SearchResponse, p: Presentation) -> Result<Rendered> {
         (ResponseFormat::Json, DetailLevel::Concise) => Rendered::Json(search_concise_json(r)),
         (ResponseFormat::Markdown, detail) => {
             Rendered::Markdown(search_markdown(r, detail == DetailLevel::Detailed))
+        }
+    })
+}
+
+/// A recommendation response as asked.
+pub fn render_recommend(r: &RecommendationResponse, p: Presentation) -> Result<Rendered> {
+    Ok(match (p.response_format, p.detail_level) {
+        (ResponseFormat::Json, DetailLevel::Detailed) => {
+            Rendered::Json(serde_json::to_value(r).map_err(|e| Error::Internal(e.to_string()))?)
+        }
+        (ResponseFormat::Json, DetailLevel::Concise) => Rendered::Json(recommend_concise_json(r)),
+        (ResponseFormat::Markdown, detail) => {
+            Rendered::Markdown(recommend_markdown(r, detail == DetailLevel::Detailed))
         }
     })
 }

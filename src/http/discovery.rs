@@ -6,9 +6,9 @@ use super::envelope::ApiError;
 use super::json::JsonBody;
 use super::query::{self, QueryPairs};
 use super::AppState;
-use crate::engine::SearchRequest;
+use crate::engine::{RecommendationRequest, SearchRequest};
 use crate::error::{Error, Violation};
-use crate::format::{render_search, Presentation, Rendered};
+use crate::format::{render_recommend, render_search, Presentation, Rendered};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -42,6 +42,24 @@ async fn run_search(state: AppState, body: Value) -> Result<Response, ApiError> 
         .map_err(|e| ApiError::new(op, Error::Internal(format!("search task failed: {e}"))))?
         .map_err(|e| ApiError::new(op, e))?;
     let rendered = render_search(&response, presentation).map_err(|e| ApiError::new(op, e))?;
+    Ok(rendered_response(rendered))
+}
+
+/// `POST /recommend`: validate, run the engine off the async runtime, render.
+pub(crate) async fn recommend(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let op = "recommend";
+    let engine = state.engine.clone();
+    let req = RecommendationRequest::from_json(&body, engine.catalog())
+        .map_err(|e| ApiError::new(op, e))?;
+    let presentation = Presentation::from_body(&body).map_err(|e| ApiError::new(op, e))?;
+    let response = tokio::task::spawn_blocking(move || engine.recommend(&req))
+        .await
+        .map_err(|e| ApiError::new(op, Error::Internal(format!("recommend task failed: {e}"))))?
+        .map_err(|e| ApiError::new(op, e))?;
+    let rendered = render_recommend(&response, presentation).map_err(|e| ApiError::new(op, e))?;
     Ok(rendered_response(rendered))
 }
 

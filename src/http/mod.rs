@@ -78,6 +78,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/openapi.json"),
     ("GET", "/search"),
     ("POST", "/search"),
+    ("POST", "/recommend"),
     ("GET", "/catalog/tools"),
     ("GET", "/catalog/tools/{id}"),
     ("POST", "/catalog/validate"),
@@ -101,6 +102,7 @@ pub fn app(state: AppState) -> Router {
             "/search",
             get(discovery::search_get).post(discovery::search),
         )
+        .route("/recommend", post(discovery::recommend))
         .route("/catalog/tools", get(catalog::list_tools))
         .route("/catalog/tools/{id}", get(catalog::get_tool))
         .route("/catalog/validate", post(catalog::validate))

@@ -4,7 +4,7 @@
 //! as components; response bodies are described here, at the level a client needs.
 
 use super::catalog::VALIDATE_REQUEST_SCHEMA;
-use crate::engine::SEARCH_REQUEST_SCHEMA;
+use crate::engine::{RECOMMEND_REQUEST_SCHEMA, SEARCH_REQUEST_SCHEMA};
 use crate::schema::TOOL_SCHEMA;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
@@ -201,6 +201,10 @@ fn operations() -> Vec<Op> {
             .body("SearchRequest")
             .markdown()
             .errors(&[503]),
+        op("POST", "/recommend", "discovery", "What to use, in what order, for a task: analysis, explained recommendations, workflow")
+            .ok("RecommendationResponse")
+            .body("RecommendationRequest")
+            .markdown(),
         op("GET", "/search", "discovery", "The same search from query parameters")
             .ok("SearchResponse")
             .query("q", "What the tool should do (the request's query); required", string())
@@ -302,6 +306,25 @@ fn schemas() -> Value {
     );
     json!({
         "SearchRequest": embedded(SEARCH_REQUEST_SCHEMA),
+        "RecommendationRequest": embedded(RECOMMEND_REQUEST_SCHEMA),
+        "RecommendationResponse": obj(&["success", "task_description", "recommendations", "task_analysis", "workflow", "metadata"], json!({
+            "success": b, "task_description": s,
+            "recommendations": { "type": "array", "items": obj(&["tool", "recommendation_score", "confidence_level", "task_alignment", "capability_match", "complexity_alignment", "recommendation_reasons", "usage_guidance", "when_to_use", "alternative_tools", "risk_factors", "prerequisites"], json!({
+                "tool": result.clone(), "recommendation_score": n,
+                "confidence_level": { "enum": ["low", "medium", "high"] }, "task_alignment": n,
+                "capability_match": n, "complexity_alignment": n, "score_breakdown": { "type": "object" },
+                "steps_served": { "type": "array", "items": i }, "recommendation_reasons": strings,
+                "usage_guidance": strings, "when_to_use": s, "alternative_tools": strings,
+                "risk_factors": strings, "prerequisites": strings })) },
+            "task_analysis": obj(&["task_category", "complexity_level", "required_capabilities", "estimated_difficulty", "confidence", "inferred_context"], json!({
+                "task_category": s, "complexity_level": { "enum": ["simple", "medium", "complex"] },
+                "required_capabilities": strings, "optional_capabilities": strings, "estimated_difficulty": n,
+                "confidence": n, "inferred_context": s, "steps": strings, "constraints": strings })),
+            "workflow": { "type": "array", "items": obj(&["order", "tool_id", "purpose", "inputs_from"], json!({
+                "order": i, "tool_id": s, "purpose": s, "inputs_from": strings, "note": s })) },
+            "explanations": strings, "execution_time": n, "timestamp": s,
+            "metadata": { "type": "object" },
+        })),
         "ToolMetadata": embedded(TOOL_SCHEMA),
         "CatalogValidateRequest": embedded(VALIDATE_REQUEST_SCHEMA),
         "ErrorResponse": embedded(ERROR_SCHEMA),
@@ -439,6 +462,7 @@ mod tests {
         }
         for name in [
             "SearchRequest",
+            "RecommendationRequest",
             "ToolMetadata",
             "CatalogValidateRequest",
             "ErrorResponse",

@@ -63,3 +63,29 @@ fn eval_reports_malformed_input_with_its_line() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("tools.jsonl line 2"), "{stderr}");
 }
+
+/// Recommend must find both gold tools of two-tool queries more often than plain search.
+#[test]
+fn recommend_beats_search_on_two_tool_queries() {
+    let dir = fixtures().join("metatool");
+    let out = std::process::Command::new(toolscout_bin())
+        .args([
+            "eval", "--mode", "multi", "--json", "--limit", "200", "--tools",
+        ])
+        .arg(dir.join("tools.jsonl"))
+        .arg("--queries")
+        .arg(dir.join("queries_multi.jsonl"))
+        .env_remove("TOOLSCOUT_MODELS_DIR")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "eval failed: {stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let search = report["search_all_at_5"].as_f64().unwrap();
+    let recommend = report["recommend_all_at_5"].as_f64().unwrap();
+    eprintln!("both gold tools in 5: search {search:.1}%, recommend {recommend:.1}%");
+    assert!(
+        recommend > search,
+        "recommend {recommend:.1}% must beat search {search:.1}% ({report})"
+    );
+}

@@ -10,5 +10,6 @@ mod formats;
 mod http_api;
 mod http_ops;
 mod http_routes;
+mod recommend;
 mod search;
 mod server;

@@ -1,0 +1,281 @@
+//! `Engine::recommend`: what to use, in what order, to get a task done.
+//!
+//! 1. Read the task (`task`): ordered steps, narrower facets, constraints, context.
+//! 2. Retrieve: one hybrid search for the whole task, each step and each facet, with the
+//!    request's context and avoided categories, all query vectors embedded in one batch.
+//! 3. Select: each step's best tool first (in step order), then each facet's, then the rest
+//!    by recommendation score, so a task needing three tools gets three tools and a
+//!    two-topic need gets a tool per topic instead of five variants of one.
+//! 4. Score (`scoring`), explain, and chain the picks into a workflow (`workflow`).
+
+mod analysis;
+mod request;
+mod response;
+mod scoring;
+mod task;
+mod workflow;
+
+pub use request::{
+    ComplexityPreference, ExperienceLevel, RecommendationRequest, UserPreferences,
+    RECOMMEND_REQUEST_SCHEMA,
+};
+pub use response::{
+    Part, RecommendationMetadata, RecommendationResponse, ScoreBreakdown, TaskAnalysis,
+    TaskComplexity, ToolRecommendation, WorkflowStep,
+};
+
+use super::{Engine, SearchRequest, SearchResponse, ToolSearchResult, ALGORITHM_VERSION};
+use crate::error::Result;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Hits kept from each retrieval.
+const PER_RETRIEVAL: usize = 10;
+/// Search queries are at most this long (the search schema's limit).
+const MAX_QUERY_CHARS: usize = 500;
+/// Search contexts are at most this long (the search schema's limit).
+const MAX_CONTEXT_CHARS: usize = 1000;
+
+/// One retrieval: what was searched and why.
+struct Retrieval {
+    kind: Kind,
+    text: String,
+    response: SearchResponse,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Whole,
+    Step(usize),
+    Facet(usize),
+}
+
+/// What recommend knows of one candidate tool.
+struct Candidate {
+    hit: ToolSearchResult,
+    /// Best similarity over the retrievals (facets discounted).
+    alignment: f64,
+    steps: Vec<usize>,
+    /// Similarity for each step's own retrieval (0-based step -> score).
+    step_scores: BTreeMap<usize, f64>,
+}
+
+impl Engine {
+    /// Answers a validated recommendation request.
+    pub fn recommend(&self, req: &RecommendationRequest) -> Result<RecommendationResponse> {
+        let start = Instant::now();
+        let steps = task::steps(&req.task_description);
+        let mut queries: Vec<(Kind, String)> = vec![(Kind::Whole, clip(&req.task_description))];
+        if steps.len() > 1 {
+            for (i, s) in steps.iter().enumerate() {
+                queries.push((Kind::Step(i), clip(s)));
+            }
+        }
+        for (i, s) in steps.iter().enumerate() {
+            for f in task::facets(s) {
+                queries.push((Kind::Facet(i), clip(&f)));
+            }
+        }
+        queries.dedup_by(|a, b| a.1 == b.1);
+
+        // A step or facet alone loses the task's setting ("read that function" does not say
+        // the function is in a local checkout): its retrieval gets the whole task, after the
+        // request's own context, as context.
+        let step_context = clip_to(
+            &match &req.context {
+                Some(c) => format!("{c}. {}", req.task_description),
+                None => req.task_description.clone(),
+            },
+            MAX_CONTEXT_CHARS,
+        );
+        // One forward pass for every text this request embeds.
+        let mut texts: Vec<&str> = queries.iter().map(|(_, q)| q.as_str()).collect();
+        if let Some(c) = &req.context {
+            texts.push(c);
+        }
+        if queries.len() > 1 {
+            texts.push(&step_context);
+        }
+        let vectors = self.embed_batch(&texts)?;
+        let mut retrievals = Vec::with_capacity(queries.len());
+        for (kind, text) in queries {
+            let mut search = SearchRequest::new(text.clone());
+            search.max_results = PER_RETRIEVAL;
+            search.context = if kind == Kind::Whole {
+                req.context.clone()
+            } else {
+                Some(step_context.clone())
+            };
+            search.exclude_categories = req.user_preferences.avoid_categories.clone();
+            let response = self.search_with_vectors(&search, Some(&vectors))?;
+            retrievals.push(Retrieval {
+                kind,
+                text,
+                response,
+            });
+        }
+
+        let candidates = candidates(&retrievals);
+        let analysis = analysis::analyse(self, req, &steps, &retrievals);
+        let picks = select(&retrievals, &candidates, req, &analysis, self);
+        let mut recommendations: Vec<ToolRecommendation> = picks
+            .iter()
+            .map(|id| {
+                analysis::recommendation(
+                    self,
+                    req,
+                    &candidates[id.as_str()],
+                    &picks,
+                    &analysis,
+                    &steps,
+                    &candidates,
+                )
+            })
+            .collect();
+        // Best first, ties by id; the workflow gives the order of use.
+        recommendations.sort_by(|a, b| {
+            b.recommendation_score
+                .total_cmp(&a.recommendation_score)
+                .then_with(|| a.tool.tool_id.cmp(&b.tool.tool_id))
+        });
+        let workflow = analysis::workflow(self, &recommendations, &candidates, &steps);
+        let explanations = req
+            .explain_reasoning
+            .then(|| analysis::explanations(&steps, &retrievals, &workflow, req));
+        let first = &retrievals[0].response;
+        Ok(RecommendationResponse {
+            success: true,
+            task_description: req.task_description.clone(),
+            recommendations,
+            task_analysis: analysis.task,
+            workflow,
+            explanations,
+            execution_time: start.elapsed().as_secs_f64(),
+            timestamp: crate::time::now_rfc3339(),
+            metadata: RecommendationMetadata {
+                algorithm_version: ALGORITHM_VERSION,
+                catalog_version: self.catalog().version().to_string(),
+                total_catalog_size: self.catalog().len(),
+                search_mode_used: first.metadata.search_mode_used,
+                retrievals: retrievals.len(),
+                candidates_considered: candidates.len(),
+                hints: first.metadata.hints.clone(),
+            },
+        })
+    }
+}
+
+/// Cuts a query to the search limit at a word boundary.
+fn clip(text: &str) -> String {
+    clip_to(text, MAX_QUERY_CHARS)
+}
+
+/// Cuts `text` to at most `max` characters at a word boundary.
+fn clip_to(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if out.chars().count() + word.chars().count() + 1 > max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Every tool any retrieval returned, with its best alignment and the steps it serves.
+fn candidates(retrievals: &[Retrieval]) -> BTreeMap<&str, Candidate> {
+    let one_step = !retrievals.iter().any(|r| matches!(r.kind, Kind::Step(_)));
+    let mut out: BTreeMap<&str, Candidate> = BTreeMap::new();
+    for r in retrievals {
+        for hit in r.response.results.iter() {
+            let value = match r.kind {
+                Kind::Facet(_) => hit.similarity_score * scoring::FACET_DISCOUNT,
+                _ => hit.similarity_score,
+            };
+            let c = out
+                .entry(hit.tool_id.as_str())
+                .or_insert_with(|| Candidate {
+                    hit: hit.clone(),
+                    alignment: value,
+                    steps: Vec::new(),
+                    step_scores: BTreeMap::new(),
+                });
+            if value > c.alignment {
+                c.alignment = value;
+                c.hit = hit.clone();
+            }
+            let step = match r.kind {
+                Kind::Step(i) => Some(i),
+                // A one-step task's whole retrieval is its step.
+                Kind::Whole if one_step => Some(0),
+                _ => None,
+            };
+            if let Some(i) = step {
+                if !c.steps.contains(&i) && !one_step {
+                    c.steps.push(i);
+                }
+                let best = c.step_scores.entry(i).or_insert(0.0);
+                *best = best.max(hit.similarity_score);
+            }
+        }
+    }
+    out
+}
+
+/// The tools to recommend, in pick order: each step's best, each facet's best, then the
+/// remaining candidates by recommendation score (ties by id).
+fn select(
+    retrievals: &[Retrieval],
+    candidates: &BTreeMap<&str, Candidate>,
+    req: &RecommendationRequest,
+    analysis: &analysis::Analysis,
+    engine: &Engine,
+) -> Vec<String> {
+    let max = req.max_recommendations;
+    let mut picks: Vec<String> = Vec::new();
+    // Whole-task retrieval first when the task is one step, so its best tool leads.
+    let mut order: Vec<&Retrieval> = retrievals
+        .iter()
+        .filter(|r| matches!(r.kind, Kind::Step(_)))
+        .collect();
+    if order.is_empty() {
+        order.push(&retrievals[0]);
+    }
+    order.extend(
+        retrievals
+            .iter()
+            .filter(|r| matches!(r.kind, Kind::Facet(_))),
+    );
+    for r in order {
+        if picks.len() >= max {
+            break;
+        }
+        if let Some(hit) = r
+            .response
+            .results
+            .iter()
+            .find(|h| !picks.contains(&h.tool_id))
+        {
+            picks.push(hit.tool_id.clone());
+        }
+    }
+    let mut rest: Vec<(f64, &str)> = candidates
+        .iter()
+        .filter(|(id, _)| !picks.iter().any(|p| p == *id))
+        .map(|(id, c)| (analysis::score_of(engine, req, c, analysis), *id))
+        .collect();
+    rest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    for (_, id) in rest {
+        if picks.len() >= max {
+            break;
+        }
+        picks.push(id.to_string());
+    }
+    picks
+}

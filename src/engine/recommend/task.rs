@@ -1,0 +1,392 @@
+//! Reading a task description: the ordered steps it asks for, the narrower facets worth
+//! retrieving separately, the constraints it states and the context it implies. Pure text
+//! functions, so each rule is tested on its own.
+
+/// Words after which a new step starts when they open a clause ("..., then read it").
+#[rustfmt::skip]
+const SEQUENCE_CUES: &[&str] = &[
+    "then", "afterwards", "after that", "next", "finally", "and then", "and finally",
+    "before that", "once done",
+];
+
+/// Verbs that open an action: "... and list its callers" is a second step because "list" is
+/// one; "... and how it affected prices" is not.
+#[rustfmt::skip]
+const ACTION_VERBS: &[&str] = &[
+    "add", "analyse", "analyze", "build", "call", "check", "clone", "compare", "compile",
+    "convert", "count", "create", "debug", "delete", "deploy", "diff", "download", "edit",
+    "explain", "export", "extract", "fetch", "filter", "find", "fix", "get", "go", "grep",
+    "identify", "import", "inspect", "install", "jump", "list", "load", "locate", "look", "map",
+    "merge", "monitor", "navigate", "notify", "open", "parse", "post", "print", "pull", "push",
+    "query", "read", "rename", "replace", "report", "resolve", "retrieve", "review", "run",
+    "scan", "search", "see", "send", "show", "sort", "summarise", "summarize", "test", "trace",
+    "track", "translate", "update", "upload", "validate", "verify", "view", "visualise",
+    "visualize", "write",
+];
+
+/// Words that narrow what counts as done; each one makes a task harder to satisfy.
+#[rustfmt::skip]
+const CONSTRAINT_CUES: &[&str] = &[
+    "without", "only", "must", "exactly", "every", "all", "across", "each", "except", "unless",
+    "within", "at least", "at most", "no more than", "secure", "safely", "production", "large",
+    "recursively",
+];
+
+/// The task's ordered steps: split on sentence ends, semicolons, numbered items and sequence
+/// cues, then on "and" or commas followed by an action verb. Each step keeps its own words.
+pub fn steps(task: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sentence in split_sentences(task) {
+        for clause in split_on_cues(&sentence) {
+            out.extend(split_on_actions(&clause));
+        }
+    }
+    out.retain(|s| s.split_whitespace().count() >= 2);
+    if out.is_empty() {
+        out.push(task.trim().to_string());
+    }
+    out
+}
+
+/// Narrower pieces of one step worth a retrieval of their own: clauses joined by "and" or
+/// a comma that have at least three words each ("the latest news about Tesla and how it
+/// affected the stock market"). A step with one clause has no facets.
+pub fn facets(step: &str) -> Vec<String> {
+    let parts: Vec<String> = split_keep(step, &[" and ", ", ", " as well as ", " plus "])
+        .into_iter()
+        .filter(|p| p.split_whitespace().count() >= 3)
+        .collect();
+    if parts.len() >= 2 {
+        parts
+    } else {
+        Vec::new()
+    }
+}
+
+/// Constraint words the task or context uses, each once, in the order of the cue table.
+pub fn constraints(text: &str) -> Vec<&'static str> {
+    let lower = format!(" {} ", normalise(text));
+    CONSTRAINT_CUES
+        .iter()
+        .copied()
+        .filter(|c| lower.contains(&format!(" {c} ")))
+        .collect()
+}
+
+/// What the task and its context say about where and in what the work happens: languages,
+/// local versus remote sources, ecosystems. Empty when nothing is said.
+pub fn inferred_context(task: &str, context: Option<&str>) -> Vec<String> {
+    let text = format!(" {} {} ", normalise(task), normalise(context.unwrap_or("")));
+    let has = |words: &[&str]| words.iter().any(|w| text.contains(&format!(" {w} ")));
+    let mut out = Vec::new();
+    let languages: &[(&str, &[&str])] = &[
+        (
+            "Python",
+            &["python", "pip", "pypi", "django", "flask", "py"],
+        ),
+        (
+            "JavaScript/TypeScript",
+            &[
+                "javascript",
+                "typescript",
+                "node",
+                "npm",
+                "react",
+                "js",
+                "ts",
+            ],
+        ),
+        ("Rust", &["rust", "cargo", "crate"]),
+        ("Go", &["golang", "go module"]),
+        ("Java", &["java", "maven", "gradle", "spring"]),
+    ];
+    for (name, cues) in languages {
+        if has(cues) {
+            out.push(format!("language: {name}"));
+        }
+    }
+    if has(&[
+        "my repo",
+        "my repository",
+        "local",
+        "locally",
+        "my checkout",
+        "checkout",
+        "my project",
+        "on disk",
+        "workspace",
+        "my code",
+        "this repo",
+        "my codebase",
+        "codebase",
+    ]) {
+        out.push("source: local files".into());
+    }
+    if has(&[
+        "github",
+        "remote",
+        "upstream",
+        "open source",
+        "pull request",
+        "pull requests",
+        "pr",
+        "prs",
+    ]) {
+        out.push("source: GitHub".into());
+    }
+    if has(&[
+        "npm",
+        "pypi",
+        "package",
+        "packages",
+        "dependency",
+        "dependencies",
+        "library",
+    ]) {
+        out.push("ecosystem: package registries".into());
+    }
+    if has(&[
+        "docker",
+        "kubernetes",
+        "container",
+        "containers",
+        "cloud",
+        "aws",
+        "gcp",
+        "azure",
+    ]) {
+        out.push("environment: containers or cloud".into());
+    }
+    out
+}
+
+/// Lower case, punctuation as spaces, single spaces.
+fn normalise(text: &str) -> String {
+    text.to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '\'' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn split_sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let ends = matches!(c, ';' | '\n' | '?' | '!')
+            || (c == '.' && next.is_none_or(char::is_whitespace));
+        if ends {
+            push_trimmed(&mut out, &current);
+            current.clear();
+        } else {
+            current.push(c);
+        }
+    }
+    push_trimmed(&mut out, &current);
+    // Numbered items ("1) find x 2) read y") become steps of their own.
+    out.into_iter().flat_map(|s| split_numbered(&s)).collect()
+}
+
+fn split_numbered(s: &str) -> Vec<String> {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for w in words {
+        let marker = w.len() <= 3
+            && w.trim_end_matches([')', '.', ':'])
+                .chars()
+                .all(|c| c.is_ascii_digit())
+            && w.ends_with([')', '.', ':'])
+            && w.chars().next().is_some_and(|c| c.is_ascii_digit());
+        if marker {
+            push_trimmed(&mut out, &current.join(" "));
+            current.clear();
+        } else {
+            current.push(w);
+        }
+    }
+    push_trimmed(&mut out, &current.join(" "));
+    out
+}
+
+fn split_on_cues(clause: &str) -> Vec<String> {
+    let lower = clause.to_lowercase();
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    // Longest cues first so "and then" wins over "then".
+    let mut cues: Vec<&str> = SEQUENCE_CUES.to_vec();
+    cues.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    for cue in cues {
+        for sep in [
+            format!(", {cue} "),
+            format!(" {cue} "),
+            format!(", {cue}, "),
+        ] {
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(&sep) {
+                let start = from + i;
+                let end = start + sep.len();
+                if !cuts.iter().any(|&(a, b)| start < b && a < end) {
+                    cuts.push((start, end));
+                }
+                from = end;
+            }
+        }
+    }
+    // "first ..." at the start carries no content.
+    cuts.sort_unstable();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (a, b) in cuts {
+        push_trimmed(&mut out, &clause[at..a]);
+        at = b;
+    }
+    push_trimmed(&mut out, &clause[at..]);
+    out.into_iter()
+        .map(|s| {
+            let l = s.to_lowercase();
+            for lead in ["first ", "first, ", "then ", "next ", "finally "] {
+                if l.starts_with(lead) {
+                    return s[lead.len()..].trim().to_string();
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+/// Splits on " and " / ", " where the next word is an action verb.
+fn split_on_actions(clause: &str) -> Vec<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let joiner = w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("also");
+        let next_is_action = words
+            .get(i + 1)
+            .is_some_and(|n| ACTION_VERBS.contains(&n.to_lowercase().trim_matches(',')));
+        if joiner && next_is_action && current.len() >= 2 {
+            push_trimmed(&mut out, &current.join(" "));
+            current.clear();
+            i += 1;
+            continue;
+        }
+        // "..., read it": a comma ending a word, then an action verb.
+        if w.ends_with(',') && next_is_action && !current.is_empty() {
+            current.push(w.trim_end_matches(','));
+            push_trimmed(&mut out, &current.join(" "));
+            current.clear();
+            i += 1;
+            continue;
+        }
+        current.push(w);
+        i += 1;
+    }
+    push_trimmed(&mut out, &current.join(" "));
+    out
+}
+
+fn split_keep(text: &str, separators: &[&str]) -> Vec<String> {
+    let mut parts = vec![text.to_string()];
+    for sep in separators {
+        parts = parts
+            .into_iter()
+            .flat_map(|p| {
+                p.split(sep)
+                    .map(|s| s.trim().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+fn push_trimmed(out: &mut Vec<String>, s: &str) {
+    let t = s.trim().trim_matches(|c: char| c == ',' || c == '.').trim();
+    if !t.is_empty() {
+        out.push(t.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_jwt_task_has_three_steps() {
+        assert_eq!(
+            steps("find where JWTs are validated in my repo, then read that function and list its callers"),
+            [
+                "find where JWTs are validated in my repo",
+                "read that function",
+                "list its callers"
+            ]
+        );
+    }
+
+    #[test]
+    fn sentences_numbers_and_cues_split_steps() {
+        assert_eq!(
+            steps("Clone the repo. Then run the tests; finally open a pull request"),
+            ["Clone the repo", "run the tests", "open a pull request"]
+        );
+        assert_eq!(
+            steps("1) search the code for TODO 2) show the file tree"),
+            ["search the code for TODO", "show the file tree"]
+        );
+    }
+
+    #[test]
+    fn one_need_stays_one_step() {
+        assert_eq!(
+            steps("search and replace text in files"),
+            ["search and replace text in files"]
+        );
+        assert_eq!(
+            steps("the latest news about Tesla and how it impacted the stock market"),
+            ["the latest news about Tesla and how it impacted the stock market"]
+        );
+        assert_eq!(steps("grep"), ["grep"]);
+    }
+
+    #[test]
+    fn facets_split_joined_needs() {
+        assert_eq!(
+            facets("the latest news about Tesla and how it impacted the stock market"),
+            [
+                "the latest news about Tesla",
+                "how it impacted the stock market"
+            ]
+        );
+        assert!(facets("search and replace text").is_empty());
+    }
+
+    #[test]
+    fn constraints_and_context() {
+        assert_eq!(
+            constraints("find every caller, only in src, without tests"),
+            ["without", "only", "every"]
+        );
+        assert_eq!(
+            inferred_context("find JWT checks in my repo", Some("a Python service")),
+            ["language: Python", "source: local files"]
+        );
+        assert_eq!(
+            inferred_context("list open PRs on GitHub", None),
+            ["source: GitHub"]
+        );
+        assert!(inferred_context("convert a pdf", None).is_empty());
+    }
+}
