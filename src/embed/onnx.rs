@@ -173,7 +173,9 @@ impl Embedder for OnnxEmbedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(CHUNK_SIZE) {
+        let lengths: Vec<usize> = order.iter().map(|&i| texts[i].len()).collect();
+        for range in batches(&lengths) {
+            let chunk = &order[range];
             let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
             let vectors = self.embed_chunk(&batch)?;
             for (&i, row) in chunk.iter().zip(vectors.rows()) {
@@ -182,6 +184,35 @@ impl Embedder for OnnxEmbedder {
         }
         Ok(out)
     }
+}
+
+/// Most padding a batch may carry, as a share of its real length: past it, the next (longer)
+/// text starts a new batch. A task and its short steps embedded together padded every step to
+/// the task's length, doubling the forward pass; one more `Session::run` costs far less.
+const MAX_PADDING: f64 = 0.5;
+
+/// Splits texts of ascending `lengths` (bytes, a stand-in for tokens) into consecutive
+/// batches of at most [`CHUNK_SIZE`] whose padding to the longest stays within
+/// [`MAX_PADDING`] of their real length.
+fn batches(lengths: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut sum = 0usize;
+    for (i, &len) in lengths.iter().enumerate() {
+        let n = i - start;
+        let padded = len * (n + 1);
+        let real = sum + len;
+        if n > 0 && (n >= CHUNK_SIZE || padded as f64 > (1.0 + MAX_PADDING) * real as f64) {
+            out.push(start..i);
+            start = i;
+            sum = 0;
+        }
+        sum += len;
+    }
+    if start < lengths.len() {
+        out.push(start..lengths.len());
+    }
+    out
 }
 
 /// `(input_ids, attention_mask, token_type_ids)`, each `[batch, longest]`: the model's inputs.

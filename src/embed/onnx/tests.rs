@@ -310,3 +310,22 @@ fn signature_check() {
     let err = check_signature(&full, &[]).unwrap_err();
     assert!(err.contains("no output last_hidden_state") && err.contains("outputs none"));
 }
+
+#[test]
+fn batches_split_where_padding_would_dominate() {
+    assert_eq!(batches(&[]), Vec::<std::ops::Range<usize>>::new());
+    assert_eq!(batches(&[10, 11, 12]), vec![0..3]);
+    // Three short steps and a long task: the task goes alone.
+    assert_eq!(batches(&[20, 25, 30, 120]), vec![0..3, 3..4]);
+    // Never more than CHUNK_SIZE texts per batch.
+    let same = vec![40; CHUNK_SIZE * 2 + 1];
+    let b = batches(&same);
+    assert_eq!(b.len(), 3);
+    assert!(b.iter().all(|r| r.len() <= CHUNK_SIZE));
+    // Every text is in exactly one batch, in order.
+    let lengths: Vec<usize> = (1..200).map(|i| i * 3).collect();
+    let b = batches(&lengths);
+    assert_eq!(b.first().unwrap().start, 0);
+    assert_eq!(b.last().unwrap().end, lengths.len());
+    assert!(b.windows(2).all(|w| w[0].end == w[1].start));
+}
