@@ -2,11 +2,17 @@
 //! it). It owns the current snapshot, the response cache and the query-embedding cache.
 //! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
 
+mod compare;
 mod request;
 mod response;
 mod search;
 mod suggest;
 
+pub use compare::{
+    ComparisonDetail, ComparisonMetadata, ComparisonRequest, ComparisonResponse, ComparisonSummary,
+    Criterion, DimensionEvidence, DimensionScores, ToolComparison, ToolComparisonResult, TradeOff,
+    COMPARE_ALGORITHM_VERSION, COMPARE_REQUEST_SCHEMA,
+};
 pub use request::{ComplexityRange, Filters, SearchRequest, SEARCH_REQUEST_SCHEMA};
 pub use response::{
     ConfidenceLevel, ParameterInfo, PerformanceInfo, ScoreDetails, SearchMetadata, SearchMode,

@@ -7,8 +7,10 @@
 //! line, a one-sentence summary) and drops the evidence, parameters and per-hit metadata that
 //! detailed responses carry; the test suite measures the saving in model tokens.
 
+mod compare;
 mod search;
 
+pub use compare::{compare_markdown, compare_response_format, render_compare};
 pub use search::{search_concise_json, search_markdown};
 
 use crate::engine::SearchResponse;

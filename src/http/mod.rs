@@ -4,6 +4,7 @@
 
 mod access_log;
 mod catalog;
+mod compare;
 mod discovery;
 mod envelope;
 mod json;
@@ -78,6 +79,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/openapi.json"),
     ("GET", "/search"),
     ("POST", "/search"),
+    ("POST", "/compare"),
     ("GET", "/catalog/tools"),
     ("GET", "/catalog/tools/{id}"),
     ("POST", "/catalog/validate"),
@@ -101,6 +103,7 @@ pub fn app(state: AppState) -> Router {
             "/search",
             get(discovery::search_get).post(discovery::search),
         )
+        .route("/compare", post(compare::compare))
         .route("/catalog/tools", get(catalog::list_tools))
         .route("/catalog/tools/{id}", get(catalog::get_tool))
         .route("/catalog/validate", post(catalog::validate))
