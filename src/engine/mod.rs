@@ -2,12 +2,18 @@
 //! it). It owns the current snapshot, the response cache and the query-embedding cache.
 //! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
 
+mod compare;
 mod recommend;
 mod request;
 mod response;
 mod search;
 mod suggest;
 
+pub use compare::{
+    ComparisonDetail, ComparisonMetadata, ComparisonRequest, ComparisonResponse, ComparisonSummary,
+    Criterion, DimensionEvidence, DimensionScores, ToolComparison, ToolComparisonResult, TradeOff,
+    COMPARE_ALGORITHM_VERSION, COMPARE_REQUEST_SCHEMA,
+};
 pub use recommend::{
     ComplexityPreference, ExperienceLevel, Part, RecommendationMetadata, RecommendationRequest,
     RecommendationResponse, ScoreBreakdown, TaskAnalysis, TaskComplexity, ToolRecommendation,

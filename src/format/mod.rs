@@ -7,9 +7,11 @@
 //! line, a one-sentence summary) and drops the evidence, parameters and per-hit metadata that
 //! detailed responses carry; the test suite measures the saving in model tokens.
 
+mod compare;
 mod recommend;
 mod search;
 
+pub use compare::{compare_markdown, compare_response_format, render_compare};
 pub use recommend::{recommend_concise_json, recommend_markdown};
 pub use search::{search_concise_json, search_markdown};
 

@@ -4,6 +4,7 @@
 
 mod access_log;
 mod catalog;
+mod compare;
 mod discovery;
 mod envelope;
 mod json;
@@ -79,6 +80,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/search"),
     ("POST", "/search"),
     ("POST", "/recommend"),
+    ("POST", "/compare"),
     ("GET", "/catalog/tools"),
     ("GET", "/catalog/tools/{id}"),
     ("POST", "/catalog/validate"),
@@ -103,6 +105,7 @@ pub fn app(state: AppState) -> Router {
             get(discovery::search_get).post(discovery::search),
         )
         .route("/recommend", post(discovery::recommend))
+        .route("/compare", post(compare::compare))
         .route("/catalog/tools", get(catalog::list_tools))
         .route("/catalog/tools/{id}", get(catalog::get_tool))
         .route("/catalog/validate", post(catalog::validate))

@@ -4,7 +4,7 @@
 //! as components; response bodies are described here, at the level a client needs.
 
 use super::catalog::VALIDATE_REQUEST_SCHEMA;
-use crate::engine::{RECOMMEND_REQUEST_SCHEMA, SEARCH_REQUEST_SCHEMA};
+use crate::engine::{COMPARE_REQUEST_SCHEMA, RECOMMEND_REQUEST_SCHEMA, SEARCH_REQUEST_SCHEMA};
 use crate::schema::TOOL_SCHEMA;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
@@ -218,6 +218,10 @@ fn operations() -> Vec<Op> {
             .query("detail_level", "detailed (default) or concise", string())
             .markdown()
             .errors(&[503]),
+        op("POST", "/compare", "discovery", "Compare 2 to 10 tools on evidence from the catalog, with a recommendation for the stated context")
+            .ok("ComparisonResponse")
+            .body("ComparisonRequest")
+            .markdown(),
         op("GET", "/catalog/tools", "catalog", "Tools in id order, paged")
             .ok("ToolPage")
             .query("page", "Page number, from 1", json!({ "type": "integer", "minimum": 1 }))
@@ -325,6 +329,8 @@ fn schemas() -> Value {
             "explanations": strings, "execution_time": n, "timestamp": s,
             "metadata": { "type": "object" },
         })),
+        "ComparisonRequest": embedded(COMPARE_REQUEST_SCHEMA),
+        "ComparisonResponse": comparison_response(),
         "ToolMetadata": embedded(TOOL_SCHEMA),
         "CatalogValidateRequest": embedded(VALIDATE_REQUEST_SCHEMA),
         "ErrorResponse": embedded(ERROR_SCHEMA),
@@ -391,6 +397,64 @@ fn schemas() -> Value {
     })
 }
 
+/// `ComparisonResponse` (seed 002): the fields every detail level has, and the optional ones.
+fn comparison_response() -> Value {
+    let s = json!({ "type": "string" });
+    let n = json!({ "type": "number" });
+    let i = json!({ "type": "integer" });
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    let criterion = json!({ "enum": ["functionality", "usability", "performance", "reliability", "complexity", "documentation"] });
+    let scores = json!({ "type": "object", "description": "criterion -> score in 0..1 (requested criteria only; complexity: higher is simpler)",
+        "additionalProperties": { "type": "number", "minimum": 0, "maximum": 1 } });
+    let tool = obj(
+        &[
+            "tool_id",
+            "tool_name",
+            "overall_score",
+            "dimension_scores",
+            "ranking_score",
+            "relative_ranking",
+        ],
+        json!({ "tool_id": s, "tool_name": s, "overall_score": n, "dimension_scores": scores,
+                "context_relevance": n, "ranking_score": n, "relative_ranking": i,
+                "strengths": strings, "weaknesses": strings, "best_for": strings, "avoid_when": strings,
+                "score_evidence": { "type": "object", "description": "criterion -> {formula, inputs, explanation} (comprehensive)",
+                    "additionalProperties": obj(&["formula", "inputs", "explanation"], json!({
+                        "formula": s, "inputs": { "type": "object", "additionalProperties": n }, "explanation": s })) } }),
+    );
+    let trade_off = obj(
+        &["factor", "description", "affects_tools"],
+        json!({ "factor": s, "description": s, "affects_tools": strings, "choose": s, "over": s,
+                "gains": { "type": "object", "additionalProperties": n },
+                "loses": { "type": "object", "additionalProperties": n } }),
+    );
+    obj(
+        &["success", "comparison", "metadata"],
+        json!({
+            "success": { "const": true },
+            "comparison": obj(&["tools", "summary", "criteria_used"], json!({
+                "tools": { "type": "array", "items": tool },
+                "summary": obj(&["recommended_choice", "reasoning"], json!({
+                    "recommended_choice": s, "reasoning": s,
+                    "use_case_recommendations": { "type": "object", "additionalProperties": { "type": "string" } },
+                    "decision_factors": strings,
+                    "trade_offs": { "type": "array", "items": trade_off } })),
+                "criteria_used": { "type": "array", "items": criterion },
+                "comparison_matrix": { "type": "object", "description": "criterion -> tool id -> score (comprehensive)",
+                    "additionalProperties": { "type": "object", "additionalProperties": n } },
+            })),
+            "metadata": obj(&["detail_level", "criteria_weights", "algorithm_version", "catalog_version", "hints"], json!({
+                "detail_level": { "enum": ["basic", "standard", "comprehensive"] },
+                "comparison_context": s, "context_mode": { "enum": ["hybrid", "keyword"] },
+                "criteria_weights": { "type": "object", "additionalProperties": n },
+                "weight_reasons": strings, "context_share": n,
+                "resolved_names": { "type": "object", "additionalProperties": { "type": "string" } },
+                "measured_tools": strings, "algorithm_version": s, "catalog_version": s,
+                "total_catalog_size": i, "execution_time": n, "timestamp": s, "hints": strings })),
+        }),
+    )
+}
+
 fn build() -> Value {
     let mut paths = Map::new();
     for op in operations() {
@@ -404,7 +468,7 @@ fn build() -> Value {
         "info": {
             "title": "toolscout",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Tells AI agents which tool fits a task: ranked, explained search over a tool catalog, catalog validation, and octocode-compatible tool and prompt discovery. Every error uses the ErrorResponse envelope; every response carries X-Request-Id.",
+            "description": "Tells AI agents which tool fits a task: ranked, explained search over a tool catalog, evidence-based comparison of tools, and octocode-compatible tool and prompt discovery. Every error uses the ErrorResponse envelope; every response carries X-Request-Id.",
             "license": { "name": "MIT", "identifier": "MIT" },
         },
         "servers": [{ "url": "http://127.0.0.1:1987" }],
@@ -463,6 +527,7 @@ mod tests {
         for name in [
             "SearchRequest",
             "RecommendationRequest",
+            "ComparisonRequest",
             "ToolMetadata",
             "CatalogValidateRequest",
             "ErrorResponse",

@@ -5,6 +5,7 @@ mod common;
 
 mod catalog_expectations;
 mod catalog_validate;
+mod compare;
 mod eval;
 mod formats;
 mod http_api;
