@@ -374,25 +374,32 @@ fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let engine = Engine::build(catalog, embedder, config.search.clone())?;
     let response = match engine.search(&req) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            for s in e.recovery_suggestions() {
-                eprintln!("  hint: {s}");
-            }
-            return Ok(ExitCode::from(1));
-        }
+        Err(e) => return Ok(engine_error(&e)),
     };
     let presentation = toolscout::format::Presentation {
         response_format: args.format.into(),
         detail_level: args.detail.into(),
     };
-    let rendered = toolscout::format::render_search(&response, presentation)?;
+    emit(&toolscout::format::render_search(&response, presentation)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints an engine error with its recovery suggestions; exit code 1.
+pub(crate) fn engine_error(e: &toolscout::Error) -> ExitCode {
+    eprintln!("error: {e}");
+    for s in e.recovery_suggestions() {
+        eprintln!("  hint: {s}");
+    }
+    ExitCode::from(1)
+}
+
+/// Prints a rendered response, ending with a newline.
+pub(crate) fn emit(rendered: &toolscout::format::Rendered) {
     let text = rendered.to_text();
     print!("{text}");
     if !text.ends_with('\n') {
         println!();
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints an error with every violation and hint, as the HTTP envelope lists them.

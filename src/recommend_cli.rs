@@ -1,7 +1,7 @@
 //! `toolscout recommend "<task>"`: the CLI door to `Engine::recommend`, with the same
 //! validation and rendering as `POST /recommend`.
 
-use crate::{load_embedder, DetailArg, OutputFormat};
+use crate::{emit, engine_error, load_embedder, DetailArg, OutputFormat};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -107,22 +107,15 @@ pub(crate) fn recommend(config: &Config, args: RecommendArgs) -> anyhow::Result<
     let engine = Engine::build(catalog, load_embedder(config), config.search.clone())?;
     let response = match engine.recommend(&req) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            for s in e.recovery_suggestions() {
-                eprintln!("  hint: {s}");
-            }
-            return Ok(ExitCode::from(1));
-        }
+        Err(e) => return Ok(engine_error(&e)),
     };
     let presentation = toolscout::format::Presentation {
         response_format: args.format.into(),
         detail_level: args.detail.into(),
     };
-    let text = toolscout::format::render_recommend(&response, presentation)?.to_text();
-    print!("{text}");
-    if !text.ends_with('\n') {
-        println!();
-    }
+    emit(&toolscout::format::render_recommend(
+        &response,
+        presentation,
+    )?);
     Ok(ExitCode::SUCCESS)
 }

@@ -181,7 +181,7 @@ fn schema() -> &'static Schema {
 }
 
 /// Drops null members recursively (serde writes `None` as null; the schema wants absence).
-fn strip_nulls(v: Value) -> Value {
+pub(crate) fn strip_nulls(v: Value) -> Value {
     match v {
         Value::Object(map) => Value::Object(
             map.into_iter()

@@ -145,9 +145,8 @@ impl RecommendationRequest {
 
     /// Checks a request built in code (CLI flags) the same way as a JSON body.
     pub fn validated(self, catalog: &Catalog) -> Result<RecommendationRequest> {
-        let mut body = serde_json::to_value(&self).map_err(|e| Error::Internal(e.to_string()))?;
-        strip_nulls(&mut body);
-        RecommendationRequest::from_json(&body, catalog)
+        let body = serde_json::to_value(&self).map_err(|e| Error::Internal(e.to_string()))?;
+        RecommendationRequest::from_json(&crate::engine::request::strip_nulls(body), catalog)
     }
 }
 
@@ -165,11 +164,4 @@ fn schema() -> &'static Schema {
             serde_json::from_str(RECOMMEND_REQUEST_SCHEMA).expect("embedded schema is JSON");
         Schema::compile(&value).expect("embedded recommend schema compiles")
     })
-}
-
-fn strip_nulls(v: &mut Value) {
-    if let Value::Object(map) = v {
-        map.retain(|_, v| !v.is_null());
-        map.values_mut().for_each(strip_nulls);
-    }
 }
