@@ -81,5 +81,36 @@ fn embedding(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, embedding);
+/// Building the shipped catalog's engine with a warm vector cache (`embed::cache`): what a
+/// restart or a reload with unchanged tools costs, in tools/s. The cold build is
+/// `catalog_embedding_throughput/real_catalog` in `benches/search.rs`.
+fn cached_catalog(c: &mut Criterion) {
+    use std::sync::Arc;
+    use toolscout::catalog::Catalog;
+    use toolscout::config::SearchConfig;
+    use toolscout::engine::Engine;
+
+    let models = toolscout::config::default_dir("models");
+    let embedder: Arc<dyn Embedder> = Arc::new(OnnxEmbedder::load(&models).unwrap());
+    let (catalog, _) = Catalog::load(&toolscout::config::default_dir("catalog")).unwrap();
+    let catalog = Arc::new(catalog);
+    let dir = tempfile::tempdir().unwrap();
+    let build = || {
+        Engine::build_cached(
+            catalog.clone(),
+            Ok(embedder.clone()),
+            SearchConfig::default(),
+            Some(dir.path()),
+        )
+        .unwrap()
+    };
+    build(); // fills the cache
+    let mut group = c.benchmark_group("catalog_embedding_throughput");
+    group.throughput(Throughput::Elements(catalog.len() as u64));
+    group.sample_size(20);
+    group.bench_function("real_catalog_warm_cache", |b| b.iter(build));
+    group.finish();
+}
+
+criterion_group!(benches, embedding, cached_catalog);
 criterion_main!(benches);

@@ -31,6 +31,9 @@ pub struct Config {
     /// Where the server appends JSON-lines request and error logs (`requests.log`,
     /// `errors.log`); `None` (an empty value, or no home directory) turns file logs off.
     pub log_dir: Option<PathBuf>,
+    /// Where catalog passage vectors are cached between runs (`embed::cache`); `None` (an
+    /// empty value, or no home directory) embeds the whole catalog at every start.
+    pub cache_dir: Option<PathBuf>,
     /// Origins a browser may call the API from (CORS); empty means CORS is off, `*` any origin.
     pub cors_origins: Vec<String>,
     /// Search behaviour (`[search]` in the file): seed 002's `SearchConfiguration`.
@@ -52,6 +55,7 @@ pub struct Overrides {
     pub max_body_bytes: Option<usize>,
     pub log_level: Option<String>,
     pub log_dir: Option<PathBuf>,
+    pub cache_dir: Option<PathBuf>,
     pub cors_origins: Option<Vec<String>>,
 }
 
@@ -66,6 +70,7 @@ struct FileConfig {
     max_body_bytes: Option<usize>,
     log_level: Option<String>,
     log_dir: Option<PathBuf>,
+    cache_dir: Option<PathBuf>,
     cors_origins: Option<Vec<String>>,
     #[serde(default)]
     search: Option<SearchConfig>,
@@ -160,7 +165,7 @@ impl SearchConfig {
 impl Config {
     /// Loads the configuration from the process environment.
     pub fn load(flags: &Overrides) -> Result<Config> {
-        // HOME only locates the default log directory.
+        // HOME only locates the default log and cache directories.
         let env: BTreeMap<String, String> = std::env::vars()
             .filter(|(k, _)| k.starts_with("TOOLSCOUT_") || k == "HOME")
             .collect();
@@ -269,6 +274,18 @@ impl Config {
         )
         .filter(|d| !d.trim().is_empty())
         .map(PathBuf::from);
+        let default_cache_dir = env
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| Path::new(h).join(".toolscout").join("cache"));
+        let cache_dir = layer(
+            "cache_dir",
+            path_str(default_cache_dir),
+            path_str(file.cache_dir),
+            path_str(flags.cache_dir.clone()),
+        )
+        .filter(|d| !d.trim().is_empty())
+        .map(PathBuf::from);
         let cors = layer(
             "cors_origins",
             None,
@@ -325,6 +342,7 @@ impl Config {
             max_body_bytes,
             log_level,
             log_dir,
+            cache_dir,
             cors_origins,
             config_file,
             sources,
@@ -352,6 +370,8 @@ impl Config {
         // An empty log_dir turns file logs off, so "" is the effective value then.
         let log_dir = self.log_dir.as_deref().map(Path::to_string_lossy);
         line("log_dir", q(log_dir.as_deref().unwrap_or("")));
+        let cache_dir = self.cache_dir.as_deref().map(Path::to_string_lossy);
+        line("cache_dir", q(cache_dir.as_deref().unwrap_or("")));
         let origins: Vec<String> = self.cors_origins.iter().map(|o| q(o)).collect();
         line("cors_origins", format!("[{}]", origins.join(", ")));
         match &self.auth_token {

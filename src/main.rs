@@ -233,6 +233,9 @@ struct ServeArgs {
     /// (default ~/.toolscout/logs; env TOOLSCOUT_LOG_DIR)
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
+    /// Directory of the catalog vector cache; empty turns it off (env TOOLSCOUT_CACHE_DIR)
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
     /// Origins browsers may call the API from, comma-separated, or * for any (CORS is off
     /// by default; env TOOLSCOUT_CORS_ORIGINS)
     #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
@@ -294,6 +297,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags.auth_token = args.auth_token;
             flags.max_body_bytes = args.max_body_bytes;
             flags.log_dir = args.log_dir;
+            flags.cache_dir = args.cache_dir;
             flags.cors_origins = args.cors_origins;
             let config = Config::load(&flags)?;
             if args.print_config {
@@ -371,7 +375,12 @@ fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     } else {
         load_embedder(config)
     };
-    let engine = Engine::build(catalog, embedder, config.search.clone())?;
+    let engine = Engine::build_cached(
+        catalog,
+        embedder,
+        config.search.clone(),
+        config.cache_dir.as_deref(),
+    )?;
     let response = match engine.search(&req) {
         Ok(r) => r,
         Err(e) => return Ok(engine_error(&e)),
@@ -452,7 +461,12 @@ fn compare(config: &Config, args: CompareArgs) -> anyhow::Result<ExitCode> {
     } else {
         Err("no comparison context".to_string())
     };
-    let engine = Engine::build(catalog, embedder, config.search.clone())?;
+    let engine = Engine::build_cached(
+        catalog,
+        embedder,
+        config.search.clone(),
+        config.cache_dir.as_deref(),
+    )?;
     let response = match engine.compare(&req) {
         Ok(r) => r,
         Err(e) => {
@@ -562,7 +576,12 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
     if let Err(reason) = &embedder {
         tracing::warn!(%reason, "semantic search unavailable; serving keyword search only");
     }
-    let engine = Engine::build(Arc::new(catalog), embedder, config.search.clone())?;
+    let engine = Engine::build_cached(
+        Arc::new(catalog),
+        embedder,
+        config.search.clone(),
+        config.cache_dir.as_deref(),
+    )?;
     tracing::info!(
         build_ms = engine.snapshot().build_time.as_millis() as u64,
         semantic = ?engine.snapshot().semantic_status,

@@ -104,7 +104,12 @@ pub(crate) fn recommend(config: &Config, args: RecommendArgs) -> anyhow::Result<
             return Ok(ExitCode::from(2));
         }
     };
-    let engine = Engine::build(catalog, load_embedder(config), config.search.clone())?;
+    let engine = Engine::build_cached(
+        catalog,
+        load_embedder(config),
+        config.search.clone(),
+        config.cache_dir.as_deref(),
+    )?;
     let response = match engine.recommend(&req) {
         Ok(r) => r,
         Err(e) => return Ok(engine_error(&e)),

@@ -6,6 +6,7 @@
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+pub mod cache;
 pub mod onnx;
 
 /// Turns texts into fixed-size, L2-normalised vectors, so cosine similarity is a dot product.

@@ -27,6 +27,7 @@ pub use response::{
 
 use crate::catalog::Catalog;
 use crate::config::SearchConfig;
+use crate::embed::cache::VectorCache;
 use crate::embed::Embedder;
 use crate::error::Result;
 use crate::index::snapshot::Snapshot;
@@ -84,6 +85,28 @@ impl Engine {
         config: SearchConfig,
     ) -> Result<Engine> {
         let snapshot = Snapshot::build(catalog, embedder)?;
+        Ok(Engine::with_snapshot(Arc::new(snapshot), config))
+    }
+
+    /// [`Engine::build`] with the catalog's passage vectors cached on disk in `cache_dir`
+    /// (see `embed::cache`): a restart re-embeds only passages it has not seen. A cache that
+    /// cannot be written costs only the next start's time, so that failure is a warning.
+    pub fn build_cached(
+        catalog: Arc<Catalog>,
+        embedder: std::result::Result<Arc<dyn Embedder>, String>,
+        config: SearchConfig,
+        cache_dir: Option<&std::path::Path>,
+    ) -> Result<Engine> {
+        let cache = match (cache_dir, &embedder) {
+            (Some(dir), Ok(e)) => Some(VectorCache::open(dir, e.model_id(), e.dim())),
+            _ => None,
+        };
+        let snapshot = Snapshot::build_cached(catalog, embedder, cache.as_ref())?;
+        if let Some(cache) = &cache {
+            if let Err(e) = cache.save() {
+                tracing::warn!(error = %e, "could not save the vector cache");
+            }
+        }
         Ok(Engine::with_snapshot(Arc::new(snapshot), config))
     }
 

@@ -6,6 +6,7 @@ use super::keyword::{FieldWeights, KeywordIndex};
 use super::names::NameIndex;
 use super::vector::VectorIndex;
 use crate::catalog::{Catalog, PassageKind, ToolDocument};
+use crate::embed::cache::VectorCache;
 use crate::embed::Embedder;
 use crate::error::Result;
 use std::sync::Arc;
@@ -77,6 +78,16 @@ impl Snapshot {
         catalog: Arc<Catalog>,
         embedder: std::result::Result<Arc<dyn Embedder>, String>,
     ) -> Result<Snapshot> {
+        Snapshot::build_cached(catalog, embedder, None)
+    }
+
+    /// [`Snapshot::build`], taking passage vectors from `cache` where it has them (and
+    /// adding the rest to it; the caller saves it).
+    pub fn build_cached(
+        catalog: Arc<Catalog>,
+        embedder: std::result::Result<Arc<dyn Embedder>, String>,
+        cache: Option<&VectorCache>,
+    ) -> Result<Snapshot> {
         let start = Instant::now();
         let documents: Vec<ToolDocument> = catalog.documents();
         let keyword = KeywordIndex::build(&documents, KEYWORD_WEIGHTS)?;
@@ -87,7 +98,7 @@ impl Snapshot {
         }));
         let (semantic, semantic_status) = match embedder {
             Err(reason) => (None, SemanticStatus::Unavailable { reason }),
-            Ok(embedder) => match embed_documents(&documents, embedder.as_ref()) {
+            Ok(embedder) => match embed_documents(&documents, embedder.as_ref(), cache) {
                 Ok((summaries, passages, passage_kinds)) => {
                     let status = SemanticStatus::Available {
                         model_id: embedder.model_id().to_string(),
@@ -136,6 +147,7 @@ impl Snapshot {
 fn embed_documents(
     docs: &[ToolDocument],
     embedder: &dyn Embedder,
+    cache: Option<&VectorCache>,
 ) -> Result<(VectorIndex, VectorIndex, Vec<PassageKind>)> {
     let mut texts: Vec<&str> = Vec::new();
     let mut owners: Vec<u32> = Vec::new();
@@ -150,7 +162,18 @@ fn embed_documents(
     // One call with every text: the embedder orders them by length before batching, so
     // batches hold texts of similar length and little of each forward pass goes to padding.
     // Chunking here first (as this once did, 64 at a time) sorted only within each chunk.
-    let vectors = embedder.embed(&texts)?;
+    let vectors = match cache {
+        Some(cache) => {
+            let (vectors, usage) = cache.embed(embedder, &texts)?;
+            tracing::info!(
+                cached = usage.hits,
+                embedded = usage.misses,
+                "catalog passages embedded"
+            );
+            vectors
+        }
+        None => embedder.embed(&texts)?,
+    };
     let mut summaries = Vec::new();
     let mut others = Vec::new();
     let mut other_kinds = Vec::new();

@@ -3,12 +3,11 @@
 //! the command line around it (output formats, exit codes).
 
 use crate::catalog_expectations::{Expect, ALL_CODES, CLEAN, EXPECTED};
-use crate::common::{fixtures, shipped_catalog, toolscout_bin};
+use crate::common::{fixtures, shipped_catalog};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use toolscout::catalog::{read_dir, render_human, validate, Diagnostic, Severity, Validation};
 
 fn bad_catalog() -> PathBuf {
@@ -278,7 +277,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let mut cmd = Command::new(toolscout_bin());
+    let mut cmd = crate::common::toolscout();
     cmd.args(["catalog", "validate"])
         .args(args)
         .current_dir(fixtures());

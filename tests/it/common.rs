@@ -18,3 +18,12 @@ pub fn fixtures() -> PathBuf {
 pub fn shipped_catalog() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("catalog")
 }
+
+/// The binary as a command that never touches the real home: file logs and the vector
+/// cache off unless a test turns them on.
+pub fn toolscout() -> std::process::Command {
+    let mut cmd = std::process::Command::new(toolscout_bin());
+    cmd.env("TOOLSCOUT_CACHE_DIR", "")
+        .env("TOOLSCOUT_LOG_DIR", "");
+    cmd
+}

@@ -4,7 +4,7 @@
 //! the published response schema, and a snapshot of a comprehensive response.
 
 use crate::client::{client, post_json};
-use crate::common::{shipped_catalog, toolscout_bin};
+use crate::common::shipped_catalog;
 use crate::server::Server;
 use serde_json::{json, Value};
 
@@ -111,7 +111,7 @@ async fn unknown_tools_are_all_reported_with_suggestions_through_both_doors() {
     );
 
     // The CLI reads the same body and says the same thing, every violation included.
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args(["--catalog", shipped_catalog().to_str().unwrap(), "compare"])
         .args(ids)
         .output()

@@ -3,13 +3,13 @@
 //! the goal: hybrid NDCG@5 must stay at or above 60 and within a point of the better of
 //! keyword-only and semantic-only.
 
-use crate::common::{fixtures, toolscout_bin};
+use crate::common::fixtures;
 use serde_json::Value;
 
 #[test]
 fn hybrid_search_clears_the_quality_floor() {
     let dir = fixtures().join("metatool");
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args(["eval", "--mode", "all", "--json", "--tools"])
         .arg(dir.join("tools.jsonl"))
         .arg("--queries")
@@ -52,7 +52,7 @@ fn eval_reports_malformed_input_with_its_line() {
         "{\"id\": \"a\", \"name\": \"a\", \"description\": \"x\"}\n{\"id\": 3}\n",
     )
     .unwrap();
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args(["eval", "--mode", "keyword", "--tools"])
         .arg(&tools)
         .arg("--queries")
@@ -68,7 +68,7 @@ fn eval_reports_malformed_input_with_its_line() {
 #[test]
 fn recommend_beats_search_on_two_tool_queries() {
     let dir = fixtures().join("metatool");
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args([
             "eval", "--mode", "multi", "--json", "--limit", "200", "--tools",
         ])

@@ -2,7 +2,7 @@
 //! refusal to start on bad input, graceful shutdown.
 
 use crate::client::client;
-use crate::common::{fixtures, shipped_catalog, toolscout_bin};
+use crate::common::{fixtures, shipped_catalog};
 use crate::server::Server;
 use serde_json::Value;
 
@@ -192,7 +192,7 @@ async fn auth_token_guards_everything_but_health() {
 #[test]
 fn refuses_non_loopback_without_token() {
     let logs = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args(["serve", "--addr", "0.0.0.0:0"])
         .env("TOOLSCOUT_LOG_DIR", logs.path())
         .env_remove("TOOLSCOUT_AUTH_TOKEN")
@@ -207,7 +207,7 @@ fn refuses_non_loopback_without_token() {
 #[test]
 fn refuses_to_start_on_an_invalid_catalog() {
     let logs = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args(["--catalog"])
         .arg(fixtures().join("bad-catalog"))
         .args(["serve", "--addr", "127.0.0.1:0"])
@@ -225,7 +225,7 @@ fn refuses_to_start_on_an_invalid_catalog() {
 
 #[test]
 fn print_config_shows_sources() {
-    let out = std::process::Command::new(toolscout_bin())
+    let out = crate::common::toolscout()
         .args(["serve", "--print-config", "--max-body-bytes", "2048"])
         .env("TOOLSCOUT_LOG_LEVEL", "debug")
         .current_dir(std::env::temp_dir())
@@ -273,7 +273,7 @@ async fn sigterm_shuts_down_gracefully() {
 async fn serves_from_any_working_directory() {
     // No --catalog: the binary finds the installed catalog itself.
     let logs = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(toolscout_bin())
+    let mut child = crate::common::toolscout()
         .args(["serve", "--addr", "127.0.0.1:0"])
         .current_dir(std::env::temp_dir())
         .env_remove("TOOLSCOUT_CATALOG_DIR")

@@ -3,7 +3,7 @@
 //! `/prompts/*` routes, with their error statuses and snapshots of their bodies.
 
 use crate::client::{get, post, post_json};
-use crate::common::{fixtures, shipped_catalog, toolscout_bin};
+use crate::common::{fixtures, shipped_catalog};
 use crate::server::Server;
 use serde_json::{json, Value};
 use toolscout::exec::BUILTIN_TOOLS;
@@ -170,7 +170,7 @@ async fn catalog_validate_reports_like_the_cli() {
 async fn catalog_validate_matches_the_cli_report() {
     // The same three files, once through `catalog validate --format json`, once posted.
     let server = Server::start(&good_catalog(), &["--max-body-bytes", "1024"]);
-    let cli = std::process::Command::new(toolscout_bin())
+    let cli = crate::common::toolscout()
         .args(["catalog", "validate", "--format", "json"])
         .arg(good_catalog())
         .output()

@@ -333,3 +333,71 @@ fn bad_requests_name_the_field() {
     let v = violations(json!({ "query": "", "max_results": 99, "search_mode": "x" }));
     assert_eq!(v.len(), 3, "{v:?}");
 }
+
+/// A restart takes the catalog's passage vectors from the on-disk cache instead of the model,
+/// and serves the same ranking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_serves_catalog_vectors_from_the_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().to_str().unwrap().to_string();
+    let embedded = |lines: &[String]| -> (usize, usize) {
+        let line = lines
+            .iter()
+            .map(|l| strip_ansi(l))
+            .find(|l| l.contains("catalog passages embedded"))
+            .unwrap_or_else(|| panic!("no embedding log line in {lines:?}"));
+        let field = |name: &str| -> usize {
+            let at = line.find(&format!("{name}=")).unwrap() + name.len() + 1;
+            line[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        (field("cached"), field("embedded"))
+    };
+    let body = serde_json::json!({"query": "find where a function is called", "max_results": 3});
+    let mut rankings = Vec::new();
+    let mut counts = Vec::new();
+    for _ in 0..2 {
+        let server = crate::server::Server::start_with_model(
+            &crate::common::shipped_catalog(),
+            &["--cache-dir", &dir],
+        );
+        let a = crate::client::post_json(&server, "/search", body.to_string()).await;
+        assert_eq!(a.status, 200);
+        let ids: Vec<String> = a.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["tool_id"].as_str().unwrap().to_string())
+            .collect();
+        rankings.push(ids);
+        let (_, lines) = server.terminate();
+        counts.push(embedded(&lines));
+    }
+    let (first, second) = (counts[0], counts[1]);
+    assert_eq!(first.0, 0, "a cold cache has nothing: {first:?}");
+    assert!(first.1 > 0);
+    assert_eq!(second, (first.1, 0), "the restart embeds nothing");
+    assert_eq!(rankings[0], rankings[1]);
+}
+
+/// The text of a log line without terminal colour codes.
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -41,6 +41,7 @@ impl Server {
             .env_remove("TOOLSCOUT_MODELS_DIR")
             .env_remove("TOOLSCOUT_CORS_ORIGINS")
             .env("TOOLSCOUT_LOG_DIR", log_dir.path())
+            .env("TOOLSCOUT_CACHE_DIR", log_dir.path().join("cache"))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
