@@ -2,6 +2,7 @@
 //! library (server, catalog validation). The only place that uses `anyhow` and decides exit
 //! codes: 0 success, 1 invalid input (an invalid catalog), 2 usage or I/O error.
 
+mod compare_cli;
 mod recommend_cli;
 
 use anyhow::Context;
@@ -13,7 +14,7 @@ use toolscout::catalog::{self, Catalog, LoadError};
 use toolscout::config::{Config, Overrides};
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{ComparisonRequest, Engine, SearchMode, SearchRequest};
+use toolscout::engine::{Engine, SearchMode, SearchRequest};
 use toolscout::http::{app, AppState, LoadReport};
 
 #[derive(Parser)]
@@ -56,51 +57,7 @@ enum Command {
     /// Measure retrieval quality on a JSONL tool set and query set
     Eval(EvalArgs),
     /// Compare 2 to 10 tools on evidence from the catalog, for a stated situation
-    Compare(CompareArgs),
-}
-
-#[derive(Args)]
-struct CompareArgs {
-    /// The tools (2 to 10): catalog ids, names, aliases or execution names
-    #[arg(required = true, num_args = 1..)]
-    tools: Vec<String>,
-    /// Criteria to score, comma-separated (default all six): functionality, usability,
-    /// performance, reliability, complexity, documentation
-    #[arg(long, value_delimiter = ',')]
-    criteria: Option<Vec<String>>,
-    /// The situation the choice is for; the recommendation weighs each tool's fit to it
-    #[arg(long)]
-    context: Option<String>,
-    /// How much to show: basic (scores and the pick), standard (also strengths, weaknesses
-    /// and guidance) or comprehensive (also the matrix, trade-offs and score evidence)
-    #[arg(long, value_enum, default_value_t = CompareDetailArg::Standard)]
-    detail: CompareDetailArg,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    format: OutputFormat,
-    /// Leave out use cases, decision factors and trade-offs
-    #[arg(long)]
-    no_guidance: bool,
-    /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
-    #[arg(long, value_name = "DIR")]
-    models: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CompareDetailArg {
-    Basic,
-    Standard,
-    Comprehensive,
-}
-
-impl CompareDetailArg {
-    fn as_str(self) -> &'static str {
-        match self {
-            CompareDetailArg::Basic => "basic",
-            CompareDetailArg::Standard => "standard",
-            CompareDetailArg::Comprehensive => "comprehensive",
-        }
-    }
+    Compare(compare_cli::CompareArgs),
 }
 
 #[derive(Args)]
@@ -338,7 +295,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => {
             flags.models_dir = args.models.clone();
             let config = Config::load(&flags)?;
-            compare(&config, args)
+            compare_cli::compare(&config, args)
         }
     }
 }
@@ -412,77 +369,6 @@ pub(crate) fn emit(rendered: &toolscout::format::Rendered) {
 }
 
 /// Prints an error with every violation and hint, as the HTTP envelope lists them.
-fn print_error(e: &toolscout::Error) {
-    eprintln!("error: {e}");
-    if let toolscout::Error::Validation { violations, .. } = e {
-        for v in violations {
-            let at = if v.pointer.is_empty() {
-                "(root)"
-            } else {
-                &v.pointer
-            };
-            eprintln!("  {at}: {}", v.message);
-        }
-    }
-    for s in e.recovery_suggestions() {
-        eprintln!("  hint: {s}");
-    }
-}
-
-fn compare(config: &Config, args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let catalog = match Catalog::load(&config.catalog_dir) {
-        Ok((catalog, _)) => Arc::new(catalog),
-        Err(e) => return Err(toolscout::Error::from(e).into()),
-    };
-    // The same JSON body POST /compare takes, so a mistake reads the same through both doors.
-    let mut body = serde_json::json!({
-        "tool_ids": args.tools,
-        "detail_level": args.detail.as_str(),
-    });
-    if let Some(criteria) = args.criteria {
-        body["comparison_criteria"] = serde_json::json!(criteria);
-    }
-    if let Some(context) = args.context {
-        body["comparison_context"] = serde_json::json!(context);
-    }
-    if args.no_guidance {
-        body["include_decision_guidance"] = serde_json::json!(false);
-    }
-    let req = match ComparisonRequest::from_json(&body, &catalog) {
-        Ok(r) => r,
-        Err(e) => {
-            print_error(&e);
-            return Ok(ExitCode::from(2));
-        }
-    };
-    // The model only measures fit to a context; without one, do not pay for loading it.
-    let embedder = if req.comparison_context.is_some() {
-        load_embedder(config)
-    } else {
-        Err("no comparison context".to_string())
-    };
-    let engine = Engine::build_cached(
-        catalog,
-        embedder,
-        config.search.clone(),
-        config.cache_dir.as_deref(),
-    )?;
-    let response = match engine.compare(&req) {
-        Ok(r) => r,
-        Err(e) => {
-            print_error(&e);
-            return Ok(ExitCode::from(1));
-        }
-    };
-    let rendered = toolscout::format::render_compare(&response, args.format.into())?;
-    let text = rendered.to_text();
-    print!("{text}");
-    if !text.ends_with('\n') {
-        println!();
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let tools: Vec<toolscout::eval::EvalTool> = toolscout::eval::read_jsonl(&args.tools)?;
     let queries: Vec<toolscout::eval::EvalQuery> = toolscout::eval::read_jsonl(&args.queries)?;
