@@ -78,8 +78,8 @@ impl Engine {
         }
         queries.dedup_by(|a, b| a.1 == b.1);
 
-        // A step or facet alone loses the task's setting ("read that function" does not say
-        // the function is in a local checkout): its retrieval gets the whole task, after the
+        // A step alone loses the task's setting ("read that function" does not say the
+        // function is in a local checkout): its retrieval gets the whole task, after the
         // request's own context, as context.
         let step_context = clip_to(
             &match &req.context {
@@ -93,7 +93,7 @@ impl Engine {
         if let Some(c) = &req.context {
             texts.push(c);
         }
-        if queries.len() > 1 {
+        if steps.len() > 1 {
             texts.push(&step_context);
         }
         let vectors = self.embed_batch(&texts)?;
@@ -101,10 +101,11 @@ impl Engine {
         for (kind, text) in queries {
             let mut search = SearchRequest::new(text.clone());
             search.max_results = PER_RETRIEVAL;
-            search.context = if kind == Kind::Whole {
-                req.context.clone()
-            } else {
-                Some(step_context.clone())
+            // Steps inherit the task's setting; facets are deliberately narrower aspects of
+            // one need, so only the caller's own context goes with them.
+            search.context = match kind {
+                Kind::Step(_) => Some(step_context.clone()),
+                Kind::Whole | Kind::Facet(_) => req.context.clone(),
             };
             search.exclude_categories = req.user_preferences.avoid_categories.clone();
             let response = self.search_with_vectors(&search, Some(&vectors))?;

@@ -313,8 +313,22 @@ fn split_keep(text: &str, separators: &[&str]) -> Vec<String> {
     parts
 }
 
+/// Pushes `s` without surrounding punctuation, quotes or a dangling joiner ("..., and").
 fn push_trimmed(out: &mut Vec<String>, s: &str) {
-    let t = s.trim().trim_matches(|c: char| c == ',' || c == '.').trim();
+    let mut t = s
+        .trim()
+        .trim_matches(|c: char| matches!(c, ',' | '.' | '"' | '\'' | ':' | '?' | '!'))
+        .trim();
+    loop {
+        let lower = t.to_lowercase();
+        let Some(cut) = ["and", "also", "then", "or"]
+            .iter()
+            .find(|j| lower.ends_with(&format!(" {j}")) || lower == **j)
+        else {
+            break;
+        };
+        t = t[..t.len() - cut.len()].trim().trim_end_matches(',').trim();
+    }
     if !t.is_empty() {
         out.push(t.to_string());
     }
@@ -345,6 +359,17 @@ mod tests {
         assert_eq!(
             steps("1) search the code for TODO 2) show the file tree"),
             ["search the code for TODO", "show the file tree"]
+        );
+    }
+
+    #[test]
+    fn steps_lose_dangling_joiners_and_quotes() {
+        assert_eq!(
+            steps("\"Work out the interest for 5 years, and also check the discounts on shares\""),
+            [
+                "Work out the interest for 5 years",
+                "check the discounts on shares"
+            ]
         );
     }
 
