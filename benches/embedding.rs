@@ -83,7 +83,7 @@ fn embedding(c: &mut Criterion) {
 
 /// Building the shipped catalog's engine with a warm vector cache (`embed::cache`): what a
 /// restart or a reload with unchanged tools costs, in tools/s. The cold build is
-/// `catalog_embedding_throughput/real_catalog` in `benches/search.rs`.
+/// `catalog_embedding_throughput/real_catalog` in `benches/search/main.rs`.
 fn cached_catalog(c: &mut Criterion) {
     use std::sync::Arc;
     use toolscout::catalog::Catalog;
