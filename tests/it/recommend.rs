@@ -163,13 +163,25 @@ async fn bad_recommend_requests_name_every_field() {
         "{}",
         a.body
     );
-    // Keyword mode still recommends, and says so.
+    // Keyword mode still recommends, and says so; the body fits its OpenAPI schema.
+    let task = "list the open pull requests of a GitHub repository, then read the diff of one";
     let a = recommend(
         &server,
-        json!({"task_description": "read a file from github"}),
+        json!({"task_description": task, "explain_reasoning": true}),
     )
     .await;
     assert_eq!(a.status, 200);
     assert_eq!(a.body["metadata"]["search_mode_used"], "keyword");
     assert!(!a.body["metadata"]["hints"].as_array().unwrap().is_empty());
+    let doc = crate::client::get(&server, "/openapi.json").await.body;
+    let mut schema = doc["components"]["schemas"]["RecommendationResponse"].clone();
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    let schema = toolscout::schema::Schema::compile(&schema).unwrap();
+    assert_eq!(schema.violations(&a.body), vec![]);
+    let concise = recommend(
+        &server,
+        json!({"task_description": task, "detail_level": "concise"}),
+    )
+    .await;
+    insta::assert_json_snapshot!("recommend_concise_keyword", concise.body);
 }

@@ -406,10 +406,14 @@ pub(super) fn workflow(
     let mut links: Vec<workflow::Link> = Vec::new();
     let mut used: Vec<&str> = Vec::new();
     for (s, purpose) in steps.iter().enumerate() {
+        // The step's own similarity decides; a tenth of the recommendation score breaks
+        // near-ties toward the tool that is better overall (in keyword mode "read the diff"
+        // scores git_diff and fs_edit_file alike).
         let scored = |r: &&ToolRecommendation| {
             candidates
                 .get(r.tool.tool_id.as_str())
                 .and_then(|c| c.step_scores.get(&s).copied())
+                .map(|v| v + 0.1 * r.recommendation_score)
         };
         let best = |fresh: bool| {
             recs.iter()
