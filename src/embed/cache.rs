@@ -8,7 +8,8 @@
 //! File format (`vectors-<model>.bin`, little-endian): the magic `TSVEC1\n`, the dimension
 //! (u32), the entry count (u32), then per entry a 32-byte SHA-256 key and `dim` f32 values.
 //! A file that is missing, truncated or of another dimension is ignored with a warning, and
-//! rewritten whole (through a temporary file and a rename) when the cache has new entries.
+//! rewritten whole (through a temporary file and a rename) when the cache has new entries,
+//! keeping the entries in use and at most [`SPARE_ENTRIES`] others.
 
 use super::Embedder;
 use crate::error::Error;
@@ -29,7 +30,13 @@ pub struct VectorCache {
     entries: Mutex<HashMap<Key, Vec<f32>>>,
     /// Entries added since the file was read.
     added: Mutex<usize>,
+    /// Keys this process looked up or added: what the current catalog needs.
+    used: Mutex<std::collections::HashSet<Key>>,
 }
+
+/// Entries kept beyond the ones in use when the file is rewritten: enough for a few catalog
+/// versions (or catalogs) side by side, bounded so the file cannot grow without limit.
+const SPARE_ENTRIES: usize = 20_000;
 
 /// What one cached embedding pass did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -66,6 +73,7 @@ impl VectorCache {
             dim,
             entries: Mutex::new(entries),
             added: Mutex::new(0),
+            used: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -97,6 +105,10 @@ impl VectorCache {
         texts: &[&str],
     ) -> Result<(Vec<Vec<f32>>, CacheUse), Error> {
         let keys: Vec<Key> = texts.iter().map(|t| self.key(t)).collect();
+        self.used
+            .lock()
+            .map_err(poisoned)?
+            .extend(keys.iter().copied());
         let mut out: Vec<Option<Vec<f32>>> = {
             let entries = self.entries.lock().map_err(poisoned)?;
             keys.iter().map(|k| entries.get(k).cloned()).collect()
@@ -131,12 +143,18 @@ impl VectorCache {
             return Ok(());
         }
         let entries = self.entries.lock().map_err(poisoned)?;
-        let mut bytes = Vec::with_capacity(MAGIC.len() + 8 + entries.len() * (32 + 4 * self.dim));
+        let used = self.used.lock().map_err(poisoned)?;
+        // Every entry in use, then others (in key order, so the choice is stable) up to
+        // SPARE_ENTRIES.
+        let mut keys: Vec<&Key> = entries.keys().filter(|k| used.contains(*k)).collect();
+        let mut spare: Vec<&Key> = entries.keys().filter(|k| !used.contains(*k)).collect();
+        spare.sort_unstable();
+        keys.extend(spare.into_iter().take(SPARE_ENTRIES));
+        keys.sort_unstable();
+        let mut bytes = Vec::with_capacity(MAGIC.len() + 8 + keys.len() * (32 + 4 * self.dim));
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&(self.dim as u32).to_le_bytes());
-        bytes.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-        let mut keys: Vec<&Key> = entries.keys().collect();
-        keys.sort_unstable();
+        bytes.extend_from_slice(&(keys.len() as u32).to_le_bytes());
         for k in keys {
             bytes.extend_from_slice(k);
             for x in &entries[k] {
