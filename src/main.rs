@@ -360,11 +360,20 @@ pub(crate) fn engine_error(e: &toolscout::Error) -> ExitCode {
 }
 
 /// Prints a rendered response, ending with a newline.
+///
+/// A reader that stops early (`toolscout search ... | head`) closes the pipe: that ends the
+/// output quietly instead of panicking as `print!` would.
 pub(crate) fn emit(rendered: &toolscout::format::Rendered) {
-    let text = rendered.to_text();
-    print!("{text}");
+    use std::io::Write;
+    let mut text = rendered.to_text();
     if !text.ends_with('\n') {
-        println!();
+        text.push('\n');
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the output: {e}");
+        }
     }
 }
 

@@ -401,3 +401,29 @@ fn strip_ansi(line: &str) -> String {
     }
     out
 }
+
+/// A reader that closes the pipe early (`toolscout search ... | head -1`) ends the output
+/// quietly: no panic, exit 0.
+#[test]
+fn a_closed_pipe_ends_cli_output_quietly() {
+    use std::io::Read;
+    let mut child = crate::common::toolscout()
+        .args(["--catalog"])
+        .arg(crate::common::shipped_catalog())
+        .args(["search", "read a file", "--mode", "keyword", "-k", "20"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(status.success(), "{status:?}: {stderr}");
+}
