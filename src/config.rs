@@ -100,6 +100,11 @@ pub struct SearchConfig {
     /// `recent_only` keeps tools updated within this many days.
     pub recent_days: u64,
     pub enable_query_suggestions: bool,
+    /// Up to this many tools, both indexes score every tool; above it each index proposes
+    /// candidates and their union is scored exactly. 500: at 1k tools the exhaustive path
+    /// cost more than the candidate path at 10k, and the benches' recall check compares the
+    /// two on synthetic catalogs.
+    pub exhaustive_limit: usize,
 }
 
 impl Default for SearchConfig {
@@ -116,6 +121,7 @@ impl Default for SearchConfig {
             cache_ttl: 300,
             recent_days: 180,
             enable_query_suggestions: true,
+            exhaustive_limit: 500,
         }
     }
 }

@@ -89,13 +89,13 @@ fn ms(d: Duration) -> String {
 /// Prints the p50 of each stage of a hybrid search over `QUERIES` (4 rounds), split into
 /// queries of at most three words and longer ones. The stages call the same public index
 /// APIs with the same arguments as `search_uncached` (candidate count mirrored from its
-/// `EXHAUSTIVE_LIMIT` / `CANDIDATES_PER_RESULT` / `MIN_CANDIDATES`); "no suggestions" is a
+/// `exhaustive_limit` / `CANDIDATES_PER_RESULT` / `MIN_CANDIDATES`); "no suggestions" is a
 /// second engine over the same snapshot with `enable_query_suggestions` off.
 fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder: &FakeEmbedder) {
     let snap = engine.snapshot();
     let sem = snap.semantic.as_ref().expect("fake embedder is loaded");
     let n = snap.catalog.len();
-    // Mirrors the engine's EXHAUSTIVE_LIMIT, CANDIDATES_PER_RESULT and MIN_CANDIDATES.
+    // Mirrors the engine's exhaustive_limit, CANDIDATES_PER_RESULT and MIN_CANDIDATES.
     let k = if n <= 500 {
         n
     } else {
@@ -200,6 +200,35 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
     }
 }
 
+/// How much of the exhaustive top 10 (every tool scored) the candidate path (each index
+/// proposes, the union is scored) returns, over `QUERIES`: the guard on any change that makes
+/// the candidate path cheaper. Not run at 100k, where scoring everything walks the whole graph.
+fn candidate_recall(label: &str, engine: &Engine) {
+    let exhaustive = Engine::with_snapshot(
+        engine.snapshot().clone(),
+        SearchConfig {
+            exhaustive_limit: usize::MAX,
+            ..SearchConfig::default()
+        },
+    );
+    exhaustive.prime_query_vectors(&QUERIES).expect("prime");
+    let (mut found, mut total) = (0usize, 0usize);
+    for q in QUERIES {
+        let req = hybrid_request(q);
+        let ids = |e: &Engine| -> Vec<String> {
+            let r = e.search_fresh(&req).expect("search");
+            r.results.iter().map(|h| h.tool_id.clone()).collect()
+        };
+        let (fast, full) = (ids(engine), ids(&exhaustive));
+        found += full.iter().filter(|id| fast.contains(id)).count();
+        total += full.len();
+    }
+    println!(
+        "  {label} candidate path: recall@{MAX_RESULTS} against scoring every tool {:.3} ({found} of {total})",
+        found as f64 / total.max(1) as f64
+    );
+}
+
 // ---- benchmarks -------------------------------------------------------------------------
 
 /// Benches 1 and 2 on the synthetic catalogs, one size at a time (the 100k engine holds a few
@@ -277,6 +306,9 @@ fn synthetic(c: &mut Criterion) {
         no_suggestions.prime_query_vectors(&QUERIES).expect("prime");
         stage_profile(label, &engine, &no_suggestions, &embedder);
         drop(no_suggestions);
+        if n <= 10_000 {
+            candidate_recall(label, &engine);
+        }
 
         let requests: Vec<SearchRequest> = QUERIES.iter().map(|q| hybrid_request(q)).collect();
         let mut g = c.benchmark_group("hybrid_excluding_embedding");

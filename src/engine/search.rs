@@ -11,13 +11,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Up to this many tools, both indexes score every tool (exact); above it, each index
-/// proposes candidates and the union is rescored.
-///
-/// 500: scoring and explaining every tool costs ~1 us per tool on top of the index work, so at
-/// 1k tools the exhaustive path (1.25 ms) cost more than the candidate path at 10k (~0.8 ms);
-/// the proposals of three sources, each exact at that size, hold the fused top anyway.
-const EXHAUSTIVE_LIMIT: usize = 500;
 /// Candidates each index proposes on large catalogs, per requested result.
 /// Four per result is enough for the fused top to come from the union (each index proposes
 /// its own best, and every candidate is rescored exactly by both); more costs HNSW walks
@@ -106,7 +99,7 @@ impl Engine {
             .as_ref()
             .map_or(tools.len(), |a| a.iter().filter(|a| **a).count());
 
-        let exhaustive = tools.len() <= EXHAUSTIVE_LIMIT;
+        let exhaustive = tools.len() <= self.config.exhaustive_limit;
         let k = if exhaustive {
             tools.len()
         } else {
@@ -163,6 +156,29 @@ impl Engine {
             candidates.extend(proposed);
             candidates.sort_unstable();
             candidates.dedup();
+            // A tool only the vectors proposed still gets its exact BM25, as scoring every
+            // tool would give it (see `KeywordIndex::score_ordinals`); on the exhaustive path
+            // every keyword match is in already.
+            if mode == SearchMode::Hybrid && !exhaustive {
+                let unscored: Vec<u32> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|o| !evidence.contains_key(o))
+                    .collect();
+                for hit in snap
+                    .keyword
+                    .score_ordinals(&req.query, &unscored)
+                    .into_iter()
+                    .flatten()
+                {
+                    let e = evidence.entry(hit.ordinal).or_insert_with(|| Evidence {
+                        ordinal: hit.ordinal,
+                        ..Evidence::default()
+                    });
+                    e.bm25 = Some(hit.bm25 as f64);
+                    matched.insert(hit.ordinal, hit.matched);
+                }
+            }
             let summaries = sem.summaries.score_owners(q, &candidates)?;
             let passages = sem.passages.score_owners(q, &candidates)?;
             for ((&o, s), p) in candidates.iter().zip(summaries).zip(passages) {

@@ -142,6 +142,8 @@ pub struct KeywordIndex {
     /// Per segment, doc id -> tool ordinal, read once from the `ordinal` fast field so that
     /// the search loop maps hits with one array access.
     segment_ordinals: Vec<Vec<u32>>,
+    /// Tool ordinal -> (segment, doc id): the inverse of `segment_ordinals`.
+    locations: Vec<Option<(u32, DocId)>>,
     /// Per segment, the inverted index of each field in `KeywordField::ALL` order, opened
     /// once instead of on every query.
     inverted: Vec<Vec<Arc<InvertedIndexReader>>>,
@@ -233,11 +235,21 @@ impl KeywordIndex {
                 .collect::<Result<Vec<u32>, Error>>()?;
             segment_ordinals.push(ordinals);
         }
+        let mut locations: Vec<Option<(u32, DocId)>> = Vec::new();
+        for (segment, ordinals) in segment_ordinals.iter().enumerate() {
+            for (doc, &o) in ordinals.iter().enumerate() {
+                if locations.len() <= o as usize {
+                    locations.resize(o as usize + 1, None);
+                }
+                locations[o as usize] = Some((segment as u32, doc as DocId));
+            }
+        }
         Ok(KeywordIndex {
             searcher,
             fields,
             weights,
             segment_ordinals,
+            locations,
             inverted,
         })
     }
@@ -324,42 +336,9 @@ impl KeywordIndex {
         k: usize,
         allow: Option<&dyn Fn(u32) -> bool>,
     ) -> tantivy::Result<Vec<KeywordHit>> {
-        // Most (field, term) pairs of a query do not occur at all. One dictionary lookup per
-        // pair settles that up front, so absent pairs cost no weight, no scorer and no
-        // explanation, and present ones reuse their `TermInfo` for the explanation.
-        let mut lookups: Vec<Lookup> = Vec::new();
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (field_idx, (kind, &field)) in KeywordField::ALL.iter().zip(&self.fields).enumerate() {
-            let weight = self.weights.get(*kind);
-            if weight <= 0.0 {
-                continue;
-            }
-            for (term_idx, term) in terms.iter().enumerate() {
-                let term = Term::from_field_text(field, &term.term);
-                let infos = self
-                    .inverted
-                    .iter()
-                    .map(|fields| fields[field_idx].get_term_info(&term))
-                    .collect::<std::io::Result<Vec<Option<TermInfo>>>>()?;
-                if infos.iter().all(Option::is_none) {
-                    continue;
-                }
-                lookups.push(Lookup {
-                    field_idx,
-                    term_idx,
-                    infos,
-                });
-                let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(query), weight)),
-                ));
-            }
-        }
-        if clauses.is_empty() {
+        let Some((query, lookups)) = self.build_query(terms)? else {
             return Ok(Vec::new());
-        }
-        let query = BooleanQuery::new(clauses);
+        };
         let weight = query.weight(EnableScoring::enabled_from_searcher(&self.searcher))?;
 
         let capacity = k.min(self.num_docs() as usize);
@@ -400,6 +379,51 @@ impl KeywordIndex {
                 matched,
             })
             .collect())
+    }
+
+    /// The query of `terms` over every weighted field, and the (field, term) pairs present in
+    /// the index; None when no pair is present.
+    ///
+    /// Most (field, term) pairs of a query do not occur at all. One dictionary lookup per
+    /// pair settles that up front, so absent pairs cost no weight, no scorer and no
+    /// explanation, and present ones reuse their `TermInfo` for the explanation.
+    fn build_query(
+        &self,
+        terms: &[QueryTerm],
+    ) -> tantivy::Result<Option<(BooleanQuery, Vec<Lookup>)>> {
+        let mut lookups: Vec<Lookup> = Vec::new();
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (field_idx, (kind, &field)) in KeywordField::ALL.iter().zip(&self.fields).enumerate() {
+            let weight = self.weights.get(*kind);
+            if weight <= 0.0 {
+                continue;
+            }
+            for (term_idx, term) in terms.iter().enumerate() {
+                let term = Term::from_field_text(field, &term.term);
+                let infos = self
+                    .inverted
+                    .iter()
+                    .map(|fields| fields[field_idx].get_term_info(&term))
+                    .collect::<std::io::Result<Vec<Option<TermInfo>>>>()?;
+                if infos.iter().all(Option::is_none) {
+                    continue;
+                }
+                lookups.push(Lookup {
+                    field_idx,
+                    term_idx,
+                    infos,
+                });
+                let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), weight)),
+                ));
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((BooleanQuery::new(clauses), lookups)))
     }
 
     /// For each ranked candidate, the (field, query word) pairs present in it: the postings of
@@ -549,6 +573,8 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
     }
     out
 }
+
+mod exact;
 
 #[cfg(test)]
 mod tests;

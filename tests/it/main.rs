@@ -3,6 +3,7 @@
 mod client;
 mod common;
 
+mod candidates;
 mod catalog_expectations;
 mod catalog_validate;
 mod compare;

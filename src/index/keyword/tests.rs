@@ -290,3 +290,45 @@ fn contains_term_agrees_with_doc_freq() {
         }
     }
 }
+
+#[test]
+fn exact_scores_equal_the_search_scores_beyond_the_top_k() {
+    let docs: Vec<ToolDocument> = (0..30)
+        .map(|i| {
+            doc(
+                i,
+                &format!("tool{i}"),
+                if i % 3 == 0 {
+                    "search code files"
+                } else {
+                    "read files"
+                },
+                &format!("does thing number {i} with code"),
+            )
+        })
+        .collect();
+    let index = build(&docs);
+    let all = index.search("search code", 30, None);
+    assert!(all.len() > 5);
+    // Ask for the hits ranked 4th onwards (outside a top 3) and one tool with no match.
+    let wanted: Vec<u32> = all[3..].iter().map(|h| h.ordinal).collect();
+    let mut asked = wanted.clone();
+    let unmatched = (0..30).find(|o| !all.iter().any(|h| h.ordinal == *o));
+    asked.extend(unmatched);
+    let scored = index.score_ordinals("search code", &asked);
+    for (hit, want) in scored.iter().zip(&all[3..]) {
+        let hit = hit.as_ref().expect("a matching tool is scored");
+        assert_eq!(hit.ordinal, want.ordinal);
+        assert!(
+            (hit.bm25 - want.bm25).abs() < 1e-5,
+            "{} vs {}",
+            hit.bm25,
+            want.bm25
+        );
+        assert_eq!(hit.matched, want.matched);
+    }
+    if unmatched.is_some() {
+        assert!(scored.last().unwrap().is_none());
+    }
+    assert!(index.score_ordinals("", &asked).iter().all(Option::is_none));
+}

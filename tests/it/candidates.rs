@@ -1,0 +1,62 @@
+//! On catalogs above `exhaustive_limit`, each index proposes candidates and their union is
+//! scored. This checks that path against scoring every tool, on a synthetic 1,000-tool catalog
+//! (the search bench's generator; vectors from its clustered fake embedder, exact scans at
+//! this size, so any loss would come from the candidate union itself).
+
+#[path = "../../benches/search/catalog.rs"]
+#[allow(dead_code)]
+mod synthetic;
+
+use std::sync::Arc;
+use toolscout::catalog::Catalog;
+use toolscout::config::SearchConfig;
+use toolscout::embed::Embedder;
+use toolscout::engine::{Engine, SearchMode, SearchRequest};
+
+#[test]
+fn the_candidate_path_returns_the_exhaustive_top_ten() {
+    let words = synthetic::Words::new();
+    let catalog = Arc::new(Catalog::from_tools(
+        "synthetic".into(),
+        synthetic::synthetic_tools(&words, 1_000),
+    ));
+    let embedder: Arc<dyn Embedder> = Arc::new(synthetic::FakeEmbedder::new());
+    let engine = Engine::build(catalog, Ok(embedder), SearchConfig::default()).unwrap();
+    let exhaustive = Engine::with_snapshot(
+        engine.snapshot().clone(),
+        SearchConfig {
+            exhaustive_limit: usize::MAX,
+            ..SearchConfig::default()
+        },
+    );
+    let queries = [
+        "search code for a regex",
+        "read a file from github",
+        "list open pull requests",
+        "run sql query on postgres",
+        "convert pdf to text",
+        "find files by name",
+        "git diff",
+        "send http request",
+        "kubernetes pod logs",
+        "summarize a csv file",
+    ];
+    let (mut found, mut total) = (0, 0);
+    for q in queries {
+        let mut req = SearchRequest::new(q);
+        req.search_mode = Some(SearchMode::Hybrid);
+        let ids = |e: &Engine| -> Vec<String> {
+            let r = e.search_fresh(&req).unwrap();
+            r.results.iter().map(|h| h.tool_id.clone()).collect()
+        };
+        let (fast, full) = (ids(&engine), ids(&exhaustive));
+        found += full.iter().filter(|id| fast.contains(id)).count();
+        total += full.len();
+    }
+    assert!(total > 50, "the queries must find tools ({total})");
+    let recall = found as f64 / total as f64;
+    assert!(
+        recall >= 0.99,
+        "candidate path recall@10 {recall:.3} ({found} of {total})"
+    );
+}
