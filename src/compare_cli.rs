@@ -1,14 +1,14 @@
 //! `toolscout compare <tool> <tool>...`: the CLI door to `Engine::compare`; it builds the same
 //! JSON body as `POST /compare`, so errors read the same through both.
 
-use crate::{emit, load_embedder, OutputFormat};
+use crate::{build_engine, emit, load_embedder, OutputFormat};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use toolscout::catalog::Catalog;
 use toolscout::config::Config;
-use toolscout::engine::{ComparisonRequest, Engine};
+use toolscout::engine::ComparisonRequest;
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {
@@ -103,12 +103,7 @@ pub(crate) fn compare(config: &Config, args: CompareArgs) -> anyhow::Result<Exit
     } else {
         Err("no comparison context".to_string())
     };
-    let engine = Engine::build_cached(
-        catalog,
-        embedder,
-        config.search.clone(),
-        config.cache_dir.as_deref(),
-    )?;
+    let engine = build_engine(config, catalog, embedder)?;
     let response = match engine.compare(&req) {
         Ok(r) => r,
         Err(e) => {

@@ -301,6 +301,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Loads the embedding model, or says why there is none.
+/// The engine over `catalog` as the configuration asks (search settings, vector cache).
+pub(crate) fn build_engine(
+    config: &Config,
+    catalog: Arc<Catalog>,
+    embedder: Result<Arc<dyn Embedder>, String>,
+) -> anyhow::Result<Engine> {
+    Ok(Engine::build_cached(
+        catalog,
+        embedder,
+        config.search.clone(),
+        config.cache_dir.as_deref(),
+    )?)
+}
+
 pub(crate) fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
     OnnxEmbedder::load(&config.models_dir)
         .map(|e| Arc::new(e) as Arc<dyn Embedder>)
@@ -332,12 +346,7 @@ fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     } else {
         load_embedder(config)
     };
-    let engine = Engine::build_cached(
-        catalog,
-        embedder,
-        config.search.clone(),
-        config.cache_dir.as_deref(),
-    )?;
+    let engine = build_engine(config, catalog, embedder)?;
     let response = match engine.search(&req) {
         Ok(r) => r,
         Err(e) => return Ok(engine_error(&e)),
@@ -471,12 +480,7 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
     if let Err(reason) = &embedder {
         tracing::warn!(%reason, "semantic search unavailable; serving keyword search only");
     }
-    let engine = Engine::build_cached(
-        Arc::new(catalog),
-        embedder,
-        config.search.clone(),
-        config.cache_dir.as_deref(),
-    )?;
+    let engine = build_engine(&config, Arc::new(catalog), embedder)?;
     tracing::info!(
         build_ms = engine.snapshot().build_time.as_millis() as u64,
         semantic = ?engine.snapshot().semantic_status,

@@ -1,7 +1,7 @@
 //! `toolscout recommend "<task>"`: the CLI door to `Engine::recommend`, with the same
 //! validation and rendering as `POST /recommend`.
 
-use crate::{emit, engine_error, load_embedder, DetailArg, OutputFormat};
+use crate::{build_engine, emit, engine_error, load_embedder, DetailArg, OutputFormat};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use toolscout::catalog::Catalog;
 use toolscout::config::Config;
 use toolscout::engine::{
-    ComplexityPreference, Engine, ExperienceLevel, RecommendationRequest, UserPreferences,
+    ComplexityPreference, ExperienceLevel, RecommendationRequest, UserPreferences,
 };
 
 #[derive(Args)]
@@ -104,12 +104,7 @@ pub(crate) fn recommend(config: &Config, args: RecommendArgs) -> anyhow::Result<
             return Ok(ExitCode::from(2));
         }
     };
-    let engine = Engine::build_cached(
-        catalog,
-        load_embedder(config),
-        config.search.clone(),
-        config.cache_dir.as_deref(),
-    )?;
+    let engine = build_engine(config, catalog, load_embedder(config))?;
     let response = match engine.recommend(&req) {
         Ok(r) => r,
         Err(e) => return Ok(engine_error(&e)),

@@ -39,34 +39,9 @@ use toolscout::engine::{Engine, SearchMode, SearchRequest};
 
 mod catalog;
 
-use catalog::{synthetic_tools, FakeEmbedder, Words};
+use catalog::{synthetic_tools, FakeEmbedder, Words, QUERIES};
 
 const MAX_RESULTS: usize = 10;
-
-/// Short agent-style queries. Some have at most three words on purpose: only those take the
-/// near-miss-name path of query suggestions, which scans every tool name.
-const QUERIES: [&str; 20] = [
-    "search code for a regex",
-    "read a file from github",
-    "list open pull requests",
-    "run sql query on postgres",
-    "convert pdf to text",
-    "find files by name",
-    "git diff",
-    "send http request",
-    "parse json output",
-    "resize an image",
-    "kubernetes pod logs",
-    "query a database table",
-    "write text to a file",
-    "search the web for news",
-    "create a docker container",
-    "summarize a csv file",
-    "translate text",
-    "fetch a web page",
-    "schedule a cron job",
-    "compress a directory",
-];
 
 // ---- helpers ----------------------------------------------------------------------------
 

@@ -29,20 +29,8 @@ fn the_candidate_path_returns_the_exhaustive_top_ten() {
             ..SearchConfig::default()
         },
     );
-    let queries = [
-        "search code for a regex",
-        "read a file from github",
-        "list open pull requests",
-        "run sql query on postgres",
-        "convert pdf to text",
-        "find files by name",
-        "git diff",
-        "send http request",
-        "kubernetes pod logs",
-        "summarize a csv file",
-    ];
     let (mut found, mut total) = (0, 0);
-    for q in queries {
+    for q in synthetic::QUERIES {
         let mut req = SearchRequest::new(q);
         req.search_mode = Some(SearchMode::Hybrid);
         let ids = |e: &Engine| -> Vec<String> {

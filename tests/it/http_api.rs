@@ -338,15 +338,8 @@ async fn post(
     content_type: &str,
     body: impl Into<reqwest::Body>,
 ) -> (u16, Value) {
-    let resp = client()
-        .post(server.url(path))
-        .header("content-type", content_type)
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json::<Value>().await.unwrap_or(Value::Null))
+    let a = crate::client::post(server, path, content_type, body).await;
+    (a.status, a.body)
 }
 
 #[tokio::test]
