@@ -129,7 +129,7 @@ pub struct ScoreDetails {
     pub cosine_summary: Option<f64>,
     pub cosine_passage: Option<f64>,
     /// Which other passage matched best (keywords, guidance, example, or summary).
-    pub matched_passage: Option<String>,
+    pub matched_passage: Option<&'static str>,
     /// Cosine mapped to 0..1.
     pub semantic: f64,
     /// Context contribution (0 when no context was given).

@@ -132,7 +132,7 @@ fn why(t: &ToolSearchResult) -> String {
         parts.push(format!("terms {}", terms.join(", ")));
     }
     if let Some(cos) = d.cosine {
-        let passage = d.matched_passage.as_deref().unwrap_or("description");
+        let passage = d.matched_passage.unwrap_or("description");
         parts.push(format!("meaning close to its {passage} ({cos:.2})"));
     }
     if d.context > 0.01 {

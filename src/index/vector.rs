@@ -5,19 +5,21 @@
 //! - exact: a brute-force scan of dot products (vectors are L2-normalised, so dot = cosine).
 //!   Below [`VectorParams::exact_below`] vectors this is as fast as HNSW, exact, and trivially
 //!   deterministic; production catalogs of a few hundred tools live here.
-//! - HNSW (hnsw_rs, `DistDot` = 1 - dot): a graph walk proposes candidate vectors; their owners
-//!   are then rescored exactly over all of their vectors, so every reported cosine is exact and
-//!   only membership of the top k is approximate.
+//! - HNSW (built by hnsw_rs with `DistDot` = 1 - dot, walked in flat arrays over int8 codes,
+//!   see `graph`): a graph walk proposes candidate vectors; their owners are then rescored
+//!   exactly over all of their f32 vectors, so every reported cosine is exact and only
+//!   membership of the top k is approximate.
 //!
 //! Filters (`allow`) act on owners before the top-k cut, and a filter never makes a result
 //! shorter than `min(k, allowed owners)`: a selective filter is answered by an exact scan of the
 //! allowed owners' vectors, a broad one by a graph walk that over-fetches and filters its
 //! output, with the exact scan as the fallback whenever the walk comes back short.
 //!
-//! Memory: the vectors are held twice under HNSW (hnsw_rs copies what it indexes), 1.5 KiB
-//! each at dim 384, plus the graph.
+//! Memory: 1.5 KiB per vector at dim 384 (f32), plus under HNSW 384 bytes of codes and ~128
+//! bytes of layer-0 links per vector (hnsw_rs's own copy is dropped after the build).
 
 use crate::error::{Error, Result};
+use graph::{Codes, Graph};
 use hnsw_rs::prelude::{DistDot, Distance, Hnsw};
 use std::cmp::Ordering;
 
@@ -113,9 +115,15 @@ pub struct VectorIndex {
     starts: Vec<u32>,
     /// Group of each stored vector (to map an HNSW hit, a stored position, to its owner).
     group_of: Vec<u32>,
-    /// The graph, present when there are at least `exact_below` vectors. Its DataId is the
-    /// stored position. It holds a second copy of `data`: hnsw_rs copies every inserted slice.
-    hnsw: Option<Hnsw<'static, f32, DistDot>>,
+    /// The graph over stored positions and the int8 codes its walks compare, present when
+    /// there are at least `exact_below` vectors (see `graph`).
+    hnsw: Option<Walker>,
+}
+
+/// What a graph walk needs: the links and the quantised vectors.
+struct Walker {
+    graph: Graph,
+    codes: Codes,
 }
 
 impl std::fmt::Debug for VectorIndex {
@@ -189,7 +197,10 @@ impl VectorIndex {
         starts.push(n as u32);
         drop(vectors);
 
-        let hnsw = (n >= params.exact_below && n > 0).then(|| build_hnsw(dim, &data, &params));
+        let hnsw = (n >= params.exact_below && n > 0).then(|| Walker {
+            graph: Graph::from_hnsw(&build_hnsw(dim, &data, &params), n),
+            codes: Codes::new(dim, &data),
+        });
         Ok(VectorIndex {
             dim,
             params,
@@ -420,7 +431,7 @@ impl VectorIndex {
     /// owners even after one 4x wider walk.
     fn hnsw_top_k(
         &self,
-        hnsw: &Hnsw<'static, f32, DistDot>,
+        hnsw: &Walker,
         q: &[f32],
         k: usize,
         want: usize,
@@ -434,7 +445,7 @@ impl VectorIndex {
     #[allow(clippy::too_many_arguments)]
     fn hnsw_walk(
         &self,
-        hnsw: &Hnsw<'static, f32, DistDot>,
+        hnsw: &Walker,
         q: &[f32],
         k: usize,
         want: usize,
@@ -442,10 +453,11 @@ impl VectorIndex {
         mask: Option<&[bool]>,
         attempts: usize,
     ) -> Option<Vec<OwnerHit>> {
+        let qc = Codes::query(q);
         for _attempt in 0..attempts {
             let ef_now = ef.min(self.len());
-            let found = hnsw.search(q, ef_now, ef_now);
-            let mut groups: Vec<u32> = found.iter().map(|n| self.group_of[n.d_id]).collect();
+            let found = hnsw.graph.walk(&hnsw.codes, &qc, ef_now);
+            let mut groups: Vec<u32> = found.iter().map(|&p| self.group_of[p as usize]).collect();
             groups.sort_unstable();
             groups.dedup();
             if let Some(mask) = mask {
@@ -549,5 +561,6 @@ fn top_k(mut hits: Vec<OwnerHit>, k: usize) -> Vec<OwnerHit> {
     hits
 }
 
+mod graph;
 #[cfg(test)]
 mod tests;

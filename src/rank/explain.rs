@@ -68,7 +68,7 @@ pub fn match_reasons(
         } else {
             "weak"
         };
-        let passage = d.matched_passage.as_deref().unwrap_or("description");
+        let passage = d.matched_passage.unwrap_or("description");
         reasons.push(format!(
             "{strength} semantic similarity to the tool's {passage} (cosine {cos:.2})"
         ));

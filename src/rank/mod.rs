@@ -65,7 +65,7 @@ pub struct Evidence {
     /// Best cosine of the query and the tool's other passages, and which kind that was.
     pub cosine_passage: Option<f64>,
     pub semantic_rank: Option<usize>,
-    pub matched_passage: Option<String>,
+    pub matched_passage: Option<&'static str>,
     /// Context evidence on the same scales (cosine in semantic/hybrid, BM25 in keyword mode).
     pub context_cosine: Option<f64>,
     pub context_bm25: Option<f64>,
@@ -150,7 +150,7 @@ pub fn rank(
                     cosine,
                     cosine_summary: e.cosine_summary,
                     cosine_passage: e.cosine_passage,
-                    matched_passage: e.matched_passage.clone(),
+                    matched_passage: e.matched_passage,
                     semantic,
                     context: wc * context,
                     exact_match: e.exact_match,

@@ -162,7 +162,7 @@ fn reasons_cite_terms_fields_and_similarity() {
     };
     h.details.cosine = Some(0.62);
     h.details.semantic = semantic_part(0.62);
-    h.details.matched_passage = Some("summary".into());
+    h.details.matched_passage = Some("summary");
     let matched = vec![
         ("names".to_string(), "grep".to_string()),
         ("keywords".to_string(), "grep".to_string()),
