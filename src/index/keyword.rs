@@ -8,12 +8,8 @@
 
 use crate::catalog::ToolDocument;
 use crate::error::Error;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-use std::sync::Arc;
 use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
-use tantivy::postings::TermInfo;
-use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
@@ -21,10 +17,8 @@ use tantivy::tokenizer::TokenStream;
 
 use super::analyzer::ANALYZER;
 pub use super::analyzer::{analyze, analyzer, IdentifierSplit, TOKENIZER_NAME};
-use tantivy::{
-    DocId, DocSet, Index, IndexWriter, InvertedIndexReader, ReloadPolicy, Score, Searcher,
-    TantivyDocument, Term, TERMINATED,
-};
+use impacts::{matched_pairs, Impacts};
+use tantivy::{Index, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 /// Arena given to the single indexing thread. The arena grows page by page, so a small
 /// catalog never touches most of it; a catalog that outgrows it is flushed into several
@@ -139,14 +133,14 @@ pub struct KeywordIndex {
     searcher: Searcher,
     fields: [Field; 6],
     weights: FieldWeights,
-    /// Per segment, doc id -> tool ordinal, read once from the `ordinal` fast field so that
-    /// the search loop maps hits with one array access.
+    /// Per segment, doc id -> tool ordinal, read once from the `ordinal` fast field.
     segment_ordinals: Vec<Vec<u32>>,
-    /// Tool ordinal -> (segment, doc id): the inverse of `segment_ordinals`.
-    locations: Vec<Option<(u32, DocId)>>,
-    /// Per segment, the inverted index of each field in `KeywordField::ALL` order, opened
-    /// once instead of on every query.
-    inverted: Vec<Vec<Arc<InvertedIndexReader>>>,
+    /// Per segment, the inverted index of each field in `KeywordField::ALL` order (for the
+    /// tantivy reference search of the tests).
+    #[cfg(test)]
+    inverted: Vec<Vec<std::sync::Arc<tantivy::InvertedIndexReader>>>,
+    /// Every term's contribution to every tool's score, which queries add up (see `impacts`).
+    impacts: Impacts,
 }
 
 impl std::fmt::Debug for KeywordIndex {
@@ -155,6 +149,7 @@ impl std::fmt::Debug for KeywordIndex {
             .field("num_docs", &self.num_docs())
             .field("segments", &self.segment_ordinals.len())
             .field("weights", &self.weights)
+            .field("impacts", &self.impacts.len())
             .finish()
     }
 }
@@ -235,22 +230,22 @@ impl KeywordIndex {
                 .collect::<Result<Vec<u32>, Error>>()?;
             segment_ordinals.push(ordinals);
         }
-        let mut locations: Vec<Option<(u32, DocId)>> = Vec::new();
-        for (segment, ordinals) in segment_ordinals.iter().enumerate() {
-            for (doc, &o) in ordinals.iter().enumerate() {
-                if locations.len() <= o as usize {
-                    locations.resize(o as usize + 1, None);
-                }
-                locations[o as usize] = Some((segment as u32, doc as DocId));
-            }
-        }
+        let impacts = Impacts::build(
+            &searcher,
+            &fields,
+            KeywordField::ALL.map(|f| weights.get(f)),
+            &inverted,
+            &segment_ordinals,
+        )
+        .map_err(internal)?;
         Ok(KeywordIndex {
             searcher,
             fields,
             weights,
             segment_ordinals,
-            locations,
+            #[cfg(test)]
             inverted,
+            impacts,
         })
     }
 
@@ -319,237 +314,16 @@ impl KeywordIndex {
         if terms.is_empty() || k == 0 {
             return Vec::new();
         }
-        match self.search_terms(&terms, k, allow) {
-            Ok(hits) => hits,
-            Err(e) => {
-                // A RAM index cannot fail to read; if it ever does, an empty result with a log
-                // line beats failing the whole recommendation.
-                tracing::error!(error = %e, "keyword index: search failed");
-                Vec::new()
-            }
-        }
-    }
-
-    fn search_terms(
-        &self,
-        terms: &[QueryTerm],
-        k: usize,
-        allow: Option<&dyn Fn(u32) -> bool>,
-    ) -> tantivy::Result<Vec<KeywordHit>> {
-        let Some((query, lookups)) = self.build_query(terms)? else {
-            return Ok(Vec::new());
-        };
-        let weight = query.weight(EnableScoring::enabled_from_searcher(&self.searcher))?;
-
-        let capacity = k.min(self.num_docs() as usize);
-        let mut top = BinaryHeap::<Candidate>::with_capacity(capacity + 1);
-        for (segment_ord, segment) in self.searcher.segment_readers().iter().enumerate() {
-            let ordinals = &self.segment_ordinals[segment_ord];
-            let start = threshold(&top, k);
-            // `for_each_pruning` lets the union skip blocks that cannot beat the current k-th
-            // score (block-WAND). The filter runs inside the callback, so the threshold only
-            // rises once k *allowed* documents are held.
-            weight.for_each_pruning(start, segment, &mut |doc, score| {
-                let ordinal = ordinals[doc as usize];
-                if allow.is_none_or(|allow| allow(ordinal)) {
-                    let candidate = Candidate {
-                        score,
-                        ordinal,
-                        segment: segment_ord as u32,
-                        doc,
-                    };
-                    if top.len() < k {
-                        top.push(candidate);
-                    } else if top.peek().is_some_and(|worst| candidate < *worst) {
-                        top.pop();
-                        top.push(candidate);
-                    }
-                }
-                threshold(&top, k)
-            })?;
-        }
-        let ranked = top.into_sorted_vec();
-        let matched = self.matched(terms, &lookups, &ranked)?;
-        Ok(ranked
-            .iter()
-            .zip(matched)
-            .map(|(c, matched)| KeywordHit {
-                ordinal: c.ordinal,
-                bm25: c.score,
-                matched,
-            })
-            .collect())
-    }
-
-    /// The query of `terms` over every weighted field, and the (field, term) pairs present in
-    /// the index; None when no pair is present.
-    ///
-    /// Most (field, term) pairs of a query do not occur at all. One dictionary lookup per
-    /// pair settles that up front, so absent pairs cost no weight, no scorer and no
-    /// explanation, and present ones reuse their `TermInfo` for the explanation.
-    fn build_query(
-        &self,
-        terms: &[QueryTerm],
-    ) -> tantivy::Result<Option<(BooleanQuery, Vec<Lookup>)>> {
-        let mut lookups: Vec<Lookup> = Vec::new();
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (field_idx, (kind, &field)) in KeywordField::ALL.iter().zip(&self.fields).enumerate() {
-            let weight = self.weights.get(*kind);
-            if weight <= 0.0 {
-                continue;
-            }
-            for (term_idx, term) in terms.iter().enumerate() {
-                let term = Term::from_field_text(field, &term.term);
-                let infos = self
-                    .inverted
-                    .iter()
-                    .map(|fields| fields[field_idx].get_term_info(&term))
-                    .collect::<std::io::Result<Vec<Option<TermInfo>>>>()?;
-                if infos.iter().all(Option::is_none) {
-                    continue;
-                }
-                lookups.push(Lookup {
-                    field_idx,
-                    term_idx,
-                    infos,
-                });
-                let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(query), weight)),
-                ));
-            }
-        }
-        if clauses.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some((BooleanQuery::new(clauses), lookups)))
-    }
-
-    /// For each ranked candidate, the (field, query word) pairs present in it: the postings of
-    /// every present pair, opened from its known `TermInfo`, seeked forward through the hits.
-    /// A few microseconds for a page of hits, and no per-document side table in memory.
-    fn matched(
-        &self,
-        terms: &[QueryTerm],
-        lookups: &[Lookup],
-        ranked: &[Candidate],
-    ) -> tantivy::Result<Vec<Vec<(String, String)>>> {
-        // found[hit][term][field]
-        let mut found = vec![vec![[false; 6]; terms.len()]; ranked.len()];
-        for (segment_ord, inverted) in self.inverted.iter().enumerate() {
-            let mut hits: Vec<(DocId, usize)> = ranked
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.segment as usize == segment_ord)
-                .map(|(i, c)| (c.doc, i))
-                .collect();
-            if hits.is_empty() {
-                continue;
-            }
-            hits.sort_unstable();
-            for lookup in lookups {
-                let Some(info) = &lookup.infos[segment_ord] else {
-                    continue;
-                };
-                let mut postings = inverted[lookup.field_idx]
-                    .read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
-                for &(doc, hit) in &hits {
-                    // Hits are sorted by doc, so seeks only move forward, as DocSet wants.
-                    let mut current = postings.doc();
-                    if current < doc {
-                        current = postings.seek(doc);
-                    }
-                    if current == TERMINATED {
-                        break;
-                    }
-                    if current == doc {
-                        found[hit][lookup.term_idx][lookup.field_idx] = true;
-                    }
-                }
-            }
-        }
-        Ok(found
+        let lists = self.impacts.term_lists(&terms);
+        self.impacts
+            .top_k(&lists, k, allow)
             .into_iter()
-            .map(|per_term| {
-                let mut out: Vec<(String, String)> = Vec::new();
-                for (term, fields) in terms.iter().zip(per_term) {
-                    for (kind, hit) in KeywordField::ALL.iter().zip(fields) {
-                        if !hit {
-                            continue;
-                        }
-                        let pair = (kind.as_str().to_string(), term.surface.clone());
-                        if !out.contains(&pair) {
-                            out.push(pair);
-                        }
-                    }
-                }
-                out
+            .map(|hit| KeywordHit {
+                ordinal: hit.ordinal,
+                bm25: hit.score,
+                matched: matched_pairs(&self.impacts, &terms, &lists, hit.ordinal),
             })
-            .collect())
-    }
-}
-
-/// A (field, query term) pair present in the index, with its dictionary entry per segment.
-struct Lookup {
-    field_idx: usize,
-    term_idx: usize,
-    infos: Vec<Option<TermInfo>>,
-}
-
-/// A scored document during collection. Ordered so that the *worse* candidate is greater:
-/// the heap's top is then the one to evict, and `into_sorted_vec` lists the best first.
-#[derive(Debug, Clone, Copy)]
-struct Candidate {
-    score: Score,
-    ordinal: u32,
-    segment: u32,
-    doc: DocId,
-}
-
-impl Ord for Candidate {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then(self.ordinal.cmp(&other.ordinal))
-    }
-}
-
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Candidate {}
-
-/// The score a document must exceed to be offered to the collector. Tantivy passes only
-/// scores strictly above it, so it sits one float step below the k-th score: a tie with the
-/// k-th document still arrives and is settled by ordinal, whatever the visiting order.
-fn threshold(top: &BinaryHeap<Candidate>, k: usize) -> Score {
-    match top.peek() {
-        Some(worst) if top.len() >= k => next_down(worst.score),
-        _ => Score::MIN,
-    }
-}
-
-/// The largest float below `x` (`f32::next_down` needs a newer Rust than the crate's MSRV).
-fn next_down(x: f32) -> f32 {
-    if x.is_nan() || x == f32::NEG_INFINITY {
-        x
-    } else if x == 0.0 {
-        -f32::from_bits(1)
-    } else if x > 0.0 {
-        f32::from_bits(x.to_bits() - 1)
-    } else {
-        f32::from_bits(x.to_bits() + 1)
+            .collect()
     }
 }
 
@@ -575,6 +349,9 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
 }
 
 mod exact;
+mod impacts;
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests;

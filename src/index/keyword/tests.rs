@@ -332,3 +332,66 @@ fn exact_scores_equal_the_search_scores_beyond_the_top_k() {
     }
     assert!(index.score_ordinals("", &asked).iter().all(Option::is_none));
 }
+
+/// The impact lists answer exactly what tantivy's own query engine answers: the same tools,
+/// scores and matched fields, on every query of the shipped catalog's examples and names
+/// (hundreds of queries of 1-12 words), with and without a filter and at several k.
+#[test]
+fn impact_lists_agree_with_tantivy() {
+    let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).unwrap();
+    let docs: Vec<ToolDocument> = catalog.documents();
+    let index = build(&docs);
+    let mut queries: Vec<String> = Vec::new();
+    for t in catalog.tools() {
+        queries.push(t.name.clone());
+        queries.push(t.description.clone());
+        queries.extend(t.examples.iter().map(|e| e.title.clone()));
+        queries.extend(t.search_keywords.iter().cloned());
+    }
+    queries.push("zzzqqq unknown words only".into());
+    let odd = |o: u32| o % 2 == 1;
+    let mut compared = 0;
+    for q in &queries {
+        let terms = query_terms(q);
+        for (k, allow) in [
+            (3, None),
+            (10, None),
+            (200, None),
+            (5, Some(&odd as &dyn Fn(u32) -> bool)),
+        ] {
+            let ours = index.search(q, k, allow);
+            let theirs = if terms.is_empty() {
+                Vec::new()
+            } else {
+                index.search_with_tantivy(&terms, k, allow).unwrap()
+            };
+            assert_eq!(ours.len(), theirs.len(), "{q:?} k={k}");
+            for (a, b) in ours.iter().zip(&theirs) {
+                // Both add the same f32 terms, in different orders: equal to a few ulps, so
+                // a near-tie may swap places; the scores at each rank still agree.
+                let tolerance = 1e-5 * b.bm25.abs().max(1.0);
+                assert!(
+                    (a.bm25 - b.bm25).abs() <= tolerance,
+                    "{q:?} k={k}: {} vs {}",
+                    a.bm25,
+                    b.bm25
+                );
+                if a.ordinal == b.ordinal {
+                    assert_eq!(a.matched, b.matched, "{q:?}");
+                } else {
+                    // A swapped near-tie, inside the top k or across its edge.
+                    let twin = theirs.iter().find(|t| t.ordinal == a.ordinal);
+                    let edge = theirs.last().map_or(f32::NAN, |t| t.bm25);
+                    assert!(
+                        twin.is_some_and(|t| (t.bm25 - a.bm25).abs() <= tolerance)
+                            || (edge - a.bm25).abs() <= tolerance,
+                        "{q:?} k={k}: tool {} differs",
+                        a.ordinal
+                    );
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 5_000, "{compared} hits compared");
+}
