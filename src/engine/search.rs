@@ -118,25 +118,34 @@ impl Engine {
         // scores them: the vector side sends its proposals as soon as its walks end; the
         // keyword side, done with its top k, scores the proposals its top k lacks, unless the
         // vector side, done with its cosines, has claimed the work and scores all of its
-        // proposals. On a pool thread, which must not block waiting for another pool job,
-        // the vector side always scores them.
+        // proposals. The keyword side also computes the cosines of its own hits the vectors
+        // did not propose. On a pool thread, which must not block waiting for another pool
+        // job, all of this happens after the two stages.
         let score_proposals = mode == SearchMode::Hybrid && !exhaustive;
         let pipelined = score_proposals && rayon::current_thread_index().is_none();
-        let (proposals_tx, proposals_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(1);
+        let (proposals_tx, proposals_rx) = std::sync::mpsc::sync_channel::<Sent>(1);
         let claimed = AtomicBool::new(false);
         let claim = || !claimed.swap(true, AtomicOrdering::AcqRel);
-        let keyword_stage = || -> (Vec<KeywordHit>, Vec<Option<KeywordHit>>) {
+        let keyword_stage = || -> KeywordStage {
             if mode == SearchMode::Semantic {
-                return (Vec::new(), Vec::new());
+                return (Vec::new(), Vec::new(), None);
             }
             let allow = |o: u32| is_allowed(&allowed, o);
             let allow_fn: Option<&dyn Fn(u32) -> bool> = allowed.as_ref().map(|_| &allow as _);
             let hits = snap.keyword.search(&req.query, k, allow_fn);
             let mut extra = Vec::new();
+            let mut rest = None;
             if pipelined {
                 // Err: the vector stage ended without proposals (no model, or an error it
                 // reports itself).
-                if let Ok(proposed) = proposals_rx.recv() {
+                if let Ok((q, proposed)) = proposals_rx.recv() {
+                    let mut unproposed: Vec<u32> = hits
+                        .iter()
+                        .map(|h| h.ordinal)
+                        .filter(|o| proposed.binary_search(o).is_err())
+                        .collect();
+                    unproposed.sort_unstable();
+                    rest = Some(self.cosines(&q, &unproposed).map(|c| (unproposed, c)));
                     if claim() {
                         let unscored: Vec<u32> = proposed
                             .into_iter()
@@ -146,7 +155,7 @@ impl Engine {
                     }
                 }
             }
-            (hits, extra)
+            (hits, extra, rest)
         };
         // The vector side also scores its own proposals' cosines exactly, so that work
         // overlaps the keyword search instead of following it.
@@ -174,7 +183,7 @@ impl Engine {
             proposed.dedup();
             if pipelined {
                 // A closed receiver only means the keyword side has nothing more to do.
-                let _ = proposals_tx.send(proposed.clone());
+                let _ = proposals_tx.send((q.clone(), proposed.clone()));
             }
             let find = |hits: &[OwnerHit], o: u32| {
                 hits.binary_search_by_key(&o, |h| h.owner)
@@ -221,7 +230,7 @@ impl Engine {
         // wake-up per request. (`rayon::join` called from outside the pool hands both to the
         // pool and parks this thread, three hand-overs that measured ~0.1 ms at 10k tools.)
         let mut vector_hits = Ok(None);
-        let (keyword_hits, keyword_extra) = rayon::in_place_scope(|scope| {
+        let (keyword_hits, keyword_extra, keyword_rest) = rayon::in_place_scope(|scope| {
             scope.spawn(|_| vector_hits = vector_stage());
             keyword_stage()
         });
@@ -257,13 +266,19 @@ impl Engine {
             }
             // Keyword candidates the vectors did not propose get their cosines here, so every
             // fused tool has both kinds of evidence.
-            let mut rest: Vec<u32> = evidence
-                .keys()
-                .copied()
-                .filter(|o| p.proposed.binary_search(o).is_err())
-                .collect();
-            rest.sort_unstable();
-            let rest_cosines = self.cosines(&p.q, &rest)?;
+            let (rest, rest_cosines) = match keyword_rest {
+                Some(rest) => rest?,
+                None => {
+                    let mut rest: Vec<u32> = evidence
+                        .keys()
+                        .copied()
+                        .filter(|o| p.proposed.binary_search(o).is_err())
+                        .collect();
+                    rest.sort_unstable();
+                    let cosines = self.cosines(&p.q, &rest)?;
+                    (rest, cosines)
+                }
+            };
             let scored = p
                 .proposed
                 .iter()
@@ -350,12 +365,16 @@ impl Engine {
             .collect();
         let below_threshold = matching.len() - above.len();
 
-        let mut category_breakdown = BTreeMap::new();
+        let mut by_category: BTreeMap<&str, usize> = BTreeMap::new();
         for r in &above {
-            *category_breakdown
-                .entry(tools[r.ordinal as usize].category.clone())
+            *by_category
+                .entry(tools[r.ordinal as usize].category.as_str())
                 .or_insert(0) += 1;
         }
+        let category_breakdown: BTreeMap<String, usize> = by_category
+            .into_iter()
+            .map(|(c, n)| (c.to_string(), n))
+            .collect();
         let shown: Vec<&Ranked> = above.iter().copied().take(max_results).collect();
         let results: Vec<ToolSearchResult> = shown
             .iter()
@@ -552,6 +571,17 @@ struct Proposals {
     cosines: Vec<OwnerCosines>,
     bm25: Vec<Option<KeywordHit>>,
 }
+
+/// What the vector stage sends the keyword stage: the query vector and its proposals.
+type Sent = (Arc<Vec<f32>>, Vec<u32>);
+
+/// The keyword stage's answer: its top k, the exact BM25 of the proposals it lacked (when it
+/// scored them), and the cosines of its hits the vectors did not propose (when it could).
+type KeywordStage = (
+    Vec<KeywordHit>,
+    Vec<Option<KeywordHit>>,
+    Option<Result<(Vec<u32>, Vec<OwnerCosines>)>>,
+);
 
 /// A tool's best summary hit and best passage hit.
 type OwnerCosines = (Option<OwnerHit>, Option<OwnerHit>);
