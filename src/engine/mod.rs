@@ -7,6 +7,7 @@ mod recommend;
 mod request;
 mod response;
 mod search;
+mod stages;
 mod suggest;
 
 pub use compare::{

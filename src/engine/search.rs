@@ -3,14 +3,13 @@
 
 use super::request::SearchRequest;
 use super::response::*;
+use super::stages::find;
 use super::{Engine, QueryVectors, ALGORITHM_VERSION};
 use crate::catalog::{ToolRecord, ToolType};
 use crate::error::{Error, Result};
-use crate::index::keyword::KeywordHit;
 use crate::index::vector::OwnerHit;
 use crate::rank::{self, Evidence, Ranked, Weights};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -109,136 +108,15 @@ impl Engine {
             (max_results * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES)
         };
 
-        // The keyword stage and the vector stage (query embedding included) are independent:
-        // they run side by side when a core is free, so a request waits for the slower one.
-        //
-        // A tool only the vectors proposed still gets its exact BM25, as scoring every tool
-        // would give it (see `KeywordIndex::score_ordinals`); on the exhaustive path every
-        // keyword match is in the keyword stage's answer already. Whichever side is idle first
-        // scores them: the vector side sends its proposals as soon as its walks end; the
-        // keyword side, done with its top k, scores the proposals its top k lacks, unless the
-        // vector side, done with its cosines, has claimed the work and scores all of its
-        // proposals. The keyword side also computes the cosines of its own hits the vectors
-        // did not propose. On a pool thread, which must not block waiting for another pool
-        // job, all of this happens after the two stages.
-        let score_proposals = mode == SearchMode::Hybrid && !exhaustive;
-        let pipelined = score_proposals && rayon::current_thread_index().is_none();
-        let (proposals_tx, proposals_rx) = std::sync::mpsc::sync_channel::<Sent>(1);
-        let claimed = AtomicBool::new(false);
-        let claim = || !claimed.swap(true, AtomicOrdering::AcqRel);
-        let keyword_stage = || -> KeywordStage {
-            if mode == SearchMode::Semantic {
-                return (Vec::new(), Vec::new(), None);
-            }
-            let allow = |o: u32| is_allowed(&allowed, o);
-            let allow_fn: Option<&dyn Fn(u32) -> bool> = allowed.as_ref().map(|_| &allow as _);
-            let hits = snap.keyword.search(&req.query, k, allow_fn);
-            let mut extra = Vec::new();
-            let mut rest = None;
-            if pipelined {
-                // Err: the vector stage ended without proposals (no model, or an error it
-                // reports itself).
-                if let Ok((q, proposed)) = proposals_rx.recv() {
-                    let mut unproposed: Vec<u32> = hits
-                        .iter()
-                        .map(|h| h.ordinal)
-                        .filter(|o| proposed.binary_search(o).is_err())
-                        .collect();
-                    unproposed.sort_unstable();
-                    rest = Some(self.cosines(&q, &unproposed).map(|c| (unproposed, c)));
-                    if claim() {
-                        let unscored: Vec<u32> = proposed
-                            .into_iter()
-                            .filter(|o| !hits.iter().any(|h| h.ordinal == *o))
-                            .collect();
-                        extra = snap.keyword.score_ordinals(&req.query, &unscored);
-                    }
-                }
-            }
-            (hits, extra, rest)
-        };
-        // The vector side also scores its own proposals' cosines exactly, so that work
-        // overlaps the keyword search instead of following it.
-        let vector_stage = || -> Result<Option<Proposals>> {
-            // Owned here, so the sender is dropped (and the keyword side stops waiting)
-            // however this stage ends.
-            let proposals_tx = proposals_tx;
-            let (Some(sem), true) = (&snap.semantic, mode != SearchMode::Keyword) else {
-                return Ok(None);
-            };
-            let Some(q) = self.query_vector(&req.query, vectors)? else {
-                return Ok(None);
-            };
-            let allow = |o: u32| is_allowed(&allowed, o);
-            let allow_fn: Option<&dyn Fn(u32) -> bool> = allowed.as_ref().map(|_| &allow as _);
-            // A proposal's cosine in the index that proposed it is exact already (owners are
-            // rescored over all their vectors); only the other index's is computed.
-            let mut summaries = sem.summaries.propose(&q, k, allow_fn)?;
-            let mut passages = sem.passages.propose(&q, k, allow_fn)?;
-            summaries.sort_unstable_by_key(|h| h.owner);
-            passages.sort_unstable_by_key(|h| h.owner);
-            let mut proposed: Vec<u32> =
-                summaries.iter().chain(&passages).map(|h| h.owner).collect();
-            proposed.sort_unstable();
-            proposed.dedup();
-            if pipelined {
-                // A closed receiver only means the keyword side has nothing more to do.
-                let _ = proposals_tx.send((q.clone(), proposed.clone()));
-            }
-            let find = |hits: &[OwnerHit], o: u32| {
-                hits.binary_search_by_key(&o, |h| h.owner)
-                    .ok()
-                    .map(|i| hits[i])
-            };
-            let lacking = |hits: &[OwnerHit]| -> Vec<u32> {
-                proposed
-                    .iter()
-                    .copied()
-                    .filter(|&o| find(hits, o).is_none())
-                    .collect()
-            };
-            let (no_summary, no_passage) = (lacking(&summaries), lacking(&passages));
-            let more_summaries = sem.summaries.score_owners(&q, &no_summary)?;
-            let more_passages = sem.passages.score_owners(&q, &no_passage)?;
-            let cosines: Vec<OwnerCosines> = proposed
-                .iter()
-                .map(|&o| {
-                    let s = find(&summaries, o).or_else(|| {
-                        let i = no_summary.binary_search(&o).ok()?;
-                        more_summaries[i]
-                    });
-                    let p = find(&passages, o).or_else(|| {
-                        let i = no_passage.binary_search(&o).ok()?;
-                        more_passages[i]
-                    });
-                    (s, p)
-                })
-                .collect();
-            let bm25 = if score_proposals && (!pipelined || claim()) {
-                snap.keyword.score_ordinals(&req.query, &proposed)
-            } else {
-                Vec::new()
-            };
-            Ok(Some(Proposals {
-                q,
-                proposed,
-                cosines,
-                bm25,
-            }))
-        };
-        // The keyword stage runs on this thread and the vector stage on a pool thread: one
-        // wake-up per request. (`rayon::join` called from outside the pool hands both to the
-        // pool and parks this thread, three hand-overs that measured ~0.1 ms at 10k tools.)
-        let mut vector_hits = Ok(None);
-        let (keyword_hits, keyword_extra, keyword_rest) = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| vector_hits = vector_stage());
-            keyword_stage()
-        });
+        let allow_sync = |o: u32| is_allowed(&allowed, o);
+        let allow_stages: Option<&(dyn Fn(u32) -> bool + Sync)> =
+            allowed.as_ref().map(|_| &allow_sync as _);
+        let stages = self.stages(req, mode, k, allow_stages, vectors)?;
 
         // Evidence per ordinal, filled by each index.
         let mut evidence: HashMap<u32, Evidence> = HashMap::new();
         let mut matched: HashMap<u32, Vec<(String, String)>> = HashMap::new();
-        for (rank, hit) in keyword_hits.into_iter().enumerate() {
+        for (rank, hit) in stages.keyword.into_iter().enumerate() {
             let e = evidence.entry(hit.ordinal).or_insert_with(|| Evidence {
                 ordinal: hit.ordinal,
                 ..Evidence::default()
@@ -247,44 +125,63 @@ impl Engine {
             e.keyword_rank = Some(rank + 1);
             matched.insert(hit.ordinal, hit.matched);
         }
-        if let (Some(p), Some(sem)) = (vector_hits?, &snap.semantic) {
-            // The keyword top k's own scores stand; the exact BM25 fills only the proposals
-            // it lacks.
-            for hit in p.bm25.into_iter().chain(keyword_extra).flatten() {
-                if evidence.contains_key(&hit.ordinal) {
-                    continue;
-                }
-                evidence.insert(
-                    hit.ordinal,
-                    Evidence {
-                        ordinal: hit.ordinal,
-                        bm25: Some(hit.bm25 as f64),
-                        ..Evidence::default()
-                    },
-                );
-                matched.insert(hit.ordinal, hit.matched);
-            }
-            // Keyword candidates the vectors did not propose get their cosines here, so every
-            // fused tool has both kinds of evidence.
-            let (rest, rest_cosines) = match keyword_rest {
-                Some(rest) => rest?,
-                None => {
-                    let mut rest: Vec<u32> = evidence
-                        .keys()
-                        .copied()
-                        .filter(|o| p.proposed.binary_search(o).is_err())
-                        .collect();
-                    rest.sort_unstable();
-                    let cosines = self.cosines(&p.q, &rest)?;
-                    (rest, cosines)
-                }
-            };
-            let scored = p
-                .proposed
+        if let (Some(p), Some(sem)) = (stages.vectors, &snap.semantic) {
+            let mut proposed: Vec<u32> = p
+                .summaries
                 .iter()
-                .zip(p.cosines)
-                .chain(rest.iter().zip(rest_cosines));
-            for (&o, (s, c)) in scored {
+                .chain(&p.passages)
+                .map(|h| h.owner)
+                .collect();
+            proposed.sort_unstable();
+            proposed.dedup();
+            // A tool only the vectors proposed still gets its exact BM25, as scoring every
+            // tool would give it (see `KeywordIndex::score_ordinals`); the keyword top k's own
+            // scores stand. On the exhaustive path every keyword match is in already.
+            if mode == SearchMode::Hybrid && !exhaustive {
+                let unscored: Vec<u32> = proposed
+                    .iter()
+                    .copied()
+                    .filter(|o| !evidence.contains_key(o))
+                    .collect();
+                for hit in snap
+                    .keyword
+                    .score_ordinals(&req.query, &unscored)
+                    .into_iter()
+                    .flatten()
+                {
+                    evidence.insert(
+                        hit.ordinal,
+                        Evidence {
+                            ordinal: hit.ordinal,
+                            bm25: Some(hit.bm25 as f64),
+                            ..Evidence::default()
+                        },
+                    );
+                    matched.insert(hit.ordinal, hit.matched);
+                }
+            }
+            // Every candidate gets both cosines, so every fused tool has both kinds of
+            // evidence: a proposal's cosine in the index that proposed it is exact already,
+            // the others are computed here.
+            let mut candidates: Vec<u32> = evidence.keys().copied().chain(proposed).collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            let lacking = |hits: &[OwnerHit]| -> Vec<u32> {
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|&o| find(hits, o).is_none())
+                    .collect()
+            };
+            let (no_summary, no_passage) = (lacking(&p.summaries), lacking(&p.passages));
+            let more_summaries = sem.summaries.score_owners(&p.q, &no_summary)?;
+            let more_passages = sem.passages.score_owners(&p.q, &no_passage)?;
+            let pick = |own: &[OwnerHit], lacking: &[u32], more: &[Option<OwnerHit>], o: u32| {
+                find(own, o).or_else(|| more[lacking.binary_search(&o).ok()?])
+            };
+            for &o in &candidates {
+                let s = pick(&p.summaries, &no_summary, &more_summaries, o);
+                let c = pick(&p.passages, &no_passage, &more_passages, o);
                 let e = evidence.entry(o).or_insert_with(|| Evidence {
                     ordinal: o,
                     ..Evidence::default()
@@ -441,19 +338,6 @@ impl Engine {
         })
     }
 
-    /// Exact (summary, passage) hits of `owners` for the query vector `q`.
-    fn cosines(&self, q: &[f32], owners: &[u32]) -> Result<Vec<OwnerCosines>> {
-        let Some(sem) = &self.snapshot.semantic else {
-            return Ok(vec![(None, None); owners.len()]);
-        };
-        if owners.is_empty() {
-            return Ok(Vec::new());
-        }
-        let summaries = sem.summaries.score_owners(q, owners)?;
-        let passages = sem.passages.score_owners(q, owners)?;
-        Ok(summaries.into_iter().zip(passages).collect())
-    }
-
     /// Whether a tool passes the request's category, type and filters.
     fn passes_filters(&self, t: &ToolRecord, req: &SearchRequest) -> bool {
         if req.category.as_ref().is_some_and(|c| &t.category != c) {
@@ -561,30 +445,6 @@ impl Engine {
         }
     }
 }
-
-/// What the vector stage found: the query's vector, the owners the vector indexes proposed
-/// (ascending, distinct), their exact (summary, passage) hits, and their exact BM25 when the
-/// keyword top k may lack them (else empty).
-struct Proposals {
-    q: Arc<Vec<f32>>,
-    proposed: Vec<u32>,
-    cosines: Vec<OwnerCosines>,
-    bm25: Vec<Option<KeywordHit>>,
-}
-
-/// What the vector stage sends the keyword stage: the query vector and its proposals.
-type Sent = (Arc<Vec<f32>>, Vec<u32>);
-
-/// The keyword stage's answer: its top k, the exact BM25 of the proposals it lacked (when it
-/// scored them), and the cosines of its hits the vectors did not propose (when it could).
-type KeywordStage = (
-    Vec<KeywordHit>,
-    Vec<Option<KeywordHit>>,
-    Option<Result<(Vec<u32>, Vec<OwnerCosines>)>>,
-);
-
-/// A tool's best summary hit and best passage hit.
-type OwnerCosines = (Option<OwnerHit>, Option<OwnerHit>);
 
 /// Whether the tool at ordinal `o` passes the request's filters (`None`: there are none).
 fn is_allowed(allowed: &Option<Vec<bool>>, o: u32) -> bool {
