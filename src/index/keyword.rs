@@ -1,10 +1,13 @@
 //! The keyword index: BM25 over the per-field text of every `ToolDocument`, held in RAM by
-//! tantivy. Owns the field weights (the analyzer is in `analyzer`), the filtered top-k search and the per-hit "which query term matched which
-//! field" explanation. Built once per catalog and read-only afterwards.
+//! tantivy. Owns the field weights (the analyzer is in `analyzer`), the filtered top-k search
+//! and the per-hit "which query term matched which field" explanation. Built once per catalog
+//! and read-only afterwards.
 //!
 //! Scoring is a sum of per-field BM25 scores, each multiplied by its field weight
-//! (`FieldWeights`). Queries are built term by term (never through tantivy's query parser) so
-//! that no user input can be a syntax error.
+//! (`FieldWeights`). Queries are analysed term by term (never through tantivy's query parser)
+//! so that no user input can be a syntax error, and answered by adding up per-term impact
+//! lists precomputed from tantivy's postings and BM25 (`impacts`); tantivy's own search of the
+//! same query is the tests' reference (`reference`).
 
 use crate::catalog::ToolDocument;
 use crate::error::Error;

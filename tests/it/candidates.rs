@@ -48,3 +48,37 @@ fn the_candidate_path_returns_the_exhaustive_top_ten() {
         "candidate path recall@10 {recall:.3} ({found} of {total})"
     );
 }
+
+/// A search called from a rayon pool thread takes the other schedule of the two stages (the
+/// pool job does both vector walks instead of handing the query vector back to the caller);
+/// the answer must not depend on it, nor may it block.
+#[test]
+fn a_search_from_a_pool_thread_answers_the_same() {
+    let words = synthetic::Words::new();
+    let catalog = Arc::new(Catalog::from_tools(
+        "synthetic".into(),
+        synthetic::synthetic_tools(&words, 1_000),
+    ));
+    let embedder: Arc<dyn Embedder> = Arc::new(synthetic::FakeEmbedder::new());
+    let engine = Engine::build(catalog, Ok(embedder), SearchConfig::default()).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    for q in synthetic::QUERIES {
+        for mode in [
+            SearchMode::Hybrid,
+            SearchMode::Semantic,
+            SearchMode::Keyword,
+        ] {
+            let mut req = SearchRequest::new(q);
+            req.search_mode = Some(mode);
+            let here = engine.search_fresh(&req).unwrap();
+            let there = pool.install(|| engine.search_fresh(&req).unwrap());
+            let json =
+                |r: &toolscout::engine::SearchResponse| serde_json::to_string(&r.results).unwrap();
+            assert_eq!(json(&here), json(&there), "{q:?} {mode:?}");
+            assert_eq!(here.total_results, there.total_results);
+        }
+    }
+}

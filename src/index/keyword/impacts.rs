@@ -13,13 +13,70 @@
 //! Memory: 9 bytes per (term, tool) pair, about 1 KiB per synthetic tool.
 
 use super::{KeywordField, QueryTerm};
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 use tantivy::postings::Postings;
 use tantivy::query::Bm25Weight;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocSet, InvertedIndexReader, Score, Searcher, Term, TERMINATED};
+
+/// Per-thread buffers of [`Impacts::top_k`]: a running sum per tool ordinal (all zero between
+/// queries) and the tools reached. Reused, so a query over a large catalog does not allocate
+/// and zero a buffer of the catalog's size.
+#[derive(Default)]
+struct Scratch {
+    sums: Vec<Score>,
+    reached: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Puts a [`Scratch`] back to all zeros when dropped.
+struct Reset<'a>(&'a mut Scratch);
+
+impl Drop for Reset<'_> {
+    fn drop(&mut self) {
+        let Scratch { sums, reached } = &mut *self.0;
+        for &o in reached.iter() {
+            sums[o as usize] = 0.0;
+        }
+        reached.clear();
+    }
+}
+
+/// A hit ordered so that the *worse* one is greater (score descending, then ordinal
+/// ascending, reversed): a max-heap of them has the one to evict on top, and its sorted
+/// vector lists the best first.
+struct Worse(Scored);
+
+impl Ord for Worse {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .0
+            .score
+            .total_cmp(&self.0.score)
+            .then(self.0.ordinal.cmp(&other.0.ordinal))
+    }
+}
+
+impl PartialOrd for Worse {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Worse {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Worse {}
 
 /// The lists of every term, each sorted by tool ordinal.
 #[derive(Default)]
@@ -144,35 +201,44 @@ impl Impacts {
         if lists.is_empty() || k == 0 {
             return Vec::new();
         }
-        // Scores are positive (BM25's idf is), so 0 marks a tool not reached yet.
-        let mut sums: Vec<Score> = vec![0.0; self.bound];
-        let mut reached: Vec<u32> = Vec::new();
-        for list in lists {
-            for at in list.range.clone() {
-                let o = self.ordinals[at];
-                let sum = &mut sums[o as usize];
-                if *sum == 0.0 {
-                    reached.push(o);
-                }
-                *sum += self.scores[at];
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            // Zeroes what this query touched however the query ends (even by a panicking
+            // filter), so the next query on this thread starts clean.
+            let guard = Reset(&mut scratch);
+            let Scratch { sums, reached } = &mut *guard.0;
+            if sums.len() < self.bound {
+                sums.resize(self.bound, 0.0);
             }
-        }
-        let mut hits: Vec<Scored> = reached
-            .into_iter()
-            .filter(|&o| allow.is_none_or(|allow| allow(o)))
-            .map(|o| Scored {
-                ordinal: o,
-                score: sums[o as usize],
-            })
-            .collect();
-        let order =
-            |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.ordinal.cmp(&b.ordinal));
-        if hits.len() > k {
-            hits.select_nth_unstable_by(k - 1, order);
-            hits.truncate(k);
-        }
-        hits.sort_unstable_by(order);
-        hits
+            // Scores are positive (BM25's idf is), so 0 marks a tool not reached yet.
+            for list in lists {
+                for at in list.range.clone() {
+                    let o = self.ordinals[at];
+                    let sum = &mut sums[o as usize];
+                    if *sum == 0.0 {
+                        reached.push(o);
+                    }
+                    *sum += self.scores[at];
+                }
+            }
+            // A heap of the k best so far, the worst on top: most tools fail the comparison
+            // with it and cost nothing more; the filter is asked only of those that pass.
+            let mut top: BinaryHeap<Worse> = BinaryHeap::with_capacity(k + 1);
+            for &o in reached.iter() {
+                let hit = Worse(Scored {
+                    ordinal: o,
+                    score: sums[o as usize],
+                });
+                let better = top.len() < k || top.peek().is_some_and(|worst| hit < *worst);
+                if better && allow.is_none_or(|allow| allow(o)) {
+                    top.push(hit);
+                    if top.len() > k {
+                        top.pop();
+                    }
+                }
+            }
+            top.into_sorted_vec().into_iter().map(|w| w.0).collect()
+        })
     }
 
     /// The tool's summed score over `lists` (None: no query term occurs in it), added up in
