@@ -13,15 +13,20 @@ use toolscout::config::SearchConfig;
 use toolscout::embed::Embedder;
 use toolscout::engine::{Engine, SearchMode, SearchRequest};
 
-#[test]
-fn the_candidate_path_returns_the_exhaustive_top_ten() {
+/// An engine over the synthetic 1,000-tool catalog with the bench's fake embedder.
+fn synthetic_engine() -> Engine {
     let words = synthetic::Words::new();
     let catalog = Arc::new(Catalog::from_tools(
         "synthetic".into(),
         synthetic::synthetic_tools(&words, 1_000),
     ));
     let embedder: Arc<dyn Embedder> = Arc::new(synthetic::FakeEmbedder::new());
-    let engine = Engine::build(catalog, Ok(embedder), SearchConfig::default()).unwrap();
+    Engine::build(catalog, Ok(embedder), SearchConfig::default()).unwrap()
+}
+
+#[test]
+fn the_candidate_path_returns_the_exhaustive_top_ten() {
+    let engine = synthetic_engine();
     let exhaustive = Engine::with_snapshot(
         engine.snapshot().clone(),
         SearchConfig {
@@ -54,13 +59,7 @@ fn the_candidate_path_returns_the_exhaustive_top_ten() {
 /// the answer must not depend on it, nor may it block.
 #[test]
 fn a_search_from_a_pool_thread_answers_the_same() {
-    let words = synthetic::Words::new();
-    let catalog = Arc::new(Catalog::from_tools(
-        "synthetic".into(),
-        synthetic::synthetic_tools(&words, 1_000),
-    ));
-    let embedder: Arc<dyn Embedder> = Arc::new(synthetic::FakeEmbedder::new());
-    let engine = Engine::build(catalog, Ok(embedder), SearchConfig::default()).unwrap();
+    let engine = synthetic_engine();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
