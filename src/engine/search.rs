@@ -108,9 +108,8 @@ impl Engine {
             (max_results * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES)
         };
 
-        let allow_sync = |o: u32| is_allowed(&allowed, o);
         let allow_stages: Option<&(dyn Fn(u32) -> bool + Sync)> =
-            allowed.as_ref().map(|_| &allow_sync as _);
+            allowed.as_ref().map(|_| &allow as _);
         let stages = self.stages(req, mode, k, allow_stages, vectors)?;
 
         // Evidence per ordinal, filled by each index.

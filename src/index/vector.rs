@@ -41,10 +41,11 @@ pub struct OwnerHit {
 pub struct VectorParams {
     /// Below this many vectors the index is an exact scan; at or above it, HNSW.
     ///
-    /// 8192: hnsw_rs pays ~1 us per node it visits (pointer chasing through `Arc`s, see the
-    /// bench notes), so its walk costs a few hundred us even on small graphs, and a scan of
-    /// ~8k vectors costs as much. Below that HNSW buys nothing and costs build time, memory
-    /// and exactness.
+    /// 8192: chosen when walks ran inside hnsw_rs, which paid ~1 us per node it visited
+    /// (pointer chasing through `Arc`s), so a walk cost a few hundred us even on small graphs,
+    /// as much as a scan of ~8k vectors. The flat int8 walk (`graph`) costs about a third of
+    /// that (69 us at 30k vectors), so the crossover is now lower; the threshold is kept until
+    /// it is re-measured, since below it results are exact and builds are cheaper.
     pub exact_below: usize,
     /// HNSW `max_nb_connection` (M; layer 0 keeps 2*M links).
     ///
@@ -92,7 +93,10 @@ const EF_REFERENCE_VECTORS: f64 = 32_768.0;
 /// Measured at 10k owners x 3 vectors, dim 384: a walk costs ~150 us + ~5-10 us per ef, a
 /// filtered scan 100-200 ns per allowed vector (skipping owners defeats the prefetcher, so it
 /// is 2-3x a streaming full scan per vector). Crossover: about a third of the owners allowed
-/// (walk 1.0 ms vs scan 3.4 ms at 1/3; scan 1.1 ms vs walk 2.1 ms at 1/5).
+/// (walk 1.0 ms vs scan 3.4 ms at 1/3; scan 1.1 ms vs walk 2.1 ms at 1/5). Measured with
+/// hnsw_rs's own walk: the flat walk of `graph` is ~3x cheaper, so these costs now lean
+/// towards scanning (results are the same either way; only the speed of selective filters is
+/// at stake) until they are re-measured.
 const WALK_COST_FIXED: f64 = 2_000.0;
 const WALK_COST_PER_EF: f64 = 60.0;
 
