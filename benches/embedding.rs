@@ -1,6 +1,7 @@
 //! Embedding speed: the latency of one short query (what a search request pays) and the
 //! throughput of embedding 200 catalog-like texts (what building the index pays), reported by
-//! criterion in texts/s. Needs the model files: `make models`.
+//! criterion in texts/s, for both model files (w8a8 and float products). Needs the model
+//! files: `make models`.
 //!
 //! Run: `cargo bench --bench embedding -- --warm-up-time 1 --measurement-time 5`
 
@@ -57,28 +58,32 @@ fn catalog_texts(dir: &Path) -> Vec<String> {
 }
 
 fn embedding(c: &mut Criterion) {
+    use toolscout::embed::onnx::{Precision, DEFAULT_THREADS};
     let models = toolscout::config::default_dir("models");
-    let embedder = OnnxEmbedder::load(&models)
-        .unwrap_or_else(|e| panic!("{e} (models dir {})", models.display()));
-
-    c.bench_function("embed/single_query", |b| {
-        b.iter(|| {
-            embedder
-                .embed(black_box(&["search code for a regex"]))
-                .unwrap()
-        })
-    });
-
     let texts = catalog_texts(&toolscout::config::default_dir("catalog"));
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let mut group = c.benchmark_group("embed/catalog");
-    group.throughput(Throughput::Elements(refs.len() as u64));
-    // One iteration is over a second: criterion's minimum of 10 samples keeps the run short.
-    group.sample_size(10);
-    group.bench_function("200_texts", |b| {
-        b.iter(|| embedder.embed(black_box(&refs)).unwrap())
-    });
-    group.finish();
+    // Both model files in one run, so their ratio is measured under the same conditions; the
+    // product runs `Precision::preferred` (w8a8 where the CPU has VNNI).
+    for precision in [Precision::W8A8, Precision::W8A32] {
+        let embedder = OnnxEmbedder::load_precision(&models, DEFAULT_THREADS, precision)
+            .unwrap_or_else(|e| panic!("{e} (models dir {})", models.display()));
+        let name = embedder.model_id().to_string();
+        c.bench_function(&format!("embed/single_query/{name}"), |b| {
+            b.iter(|| {
+                embedder
+                    .embed(black_box(&["search code for a regex"]))
+                    .unwrap()
+            })
+        });
+        let mut group = c.benchmark_group("embed/catalog_200_texts");
+        group.throughput(Throughput::Elements(refs.len() as u64));
+        // One iteration is about a second: criterion's minimum of 10 samples keeps it short.
+        group.sample_size(10);
+        group.bench_function(&name, |b| {
+            b.iter(|| embedder.embed(black_box(&refs)).unwrap())
+        });
+        group.finish();
+    }
 }
 
 /// Building the shipped catalog's engine with a warm vector cache (`embed::cache`): what a

@@ -1,4 +1,5 @@
-//! The ONNX Runtime sentence embedder: loads ONNX Runtime, all-MiniLM-L6-v2 (int8) and its
+//! The ONNX Runtime sentence embedder: loads ONNX Runtime, all-MiniLM-L6-v2 (int8 weights; the
+//! integer-product w8a8 file where the CPU runs it exactly, see [`precision`]) and its
 //! tokenizer from the models directory, checks that the model has the inputs and output this code
 //! feeds and reads, and turns texts into mean-pooled, L2-normalised 384-dimensional vectors.
 //!
@@ -9,6 +10,7 @@
 //! `ndarray` crosses no API boundary here: `ort` rc.15 is built against ndarray 0.17 while this
 //! crate uses 0.16, so tensors go in and out of ONNX Runtime as `(shape, slice)` pairs.
 
+pub use self::precision::Precision;
 use super::{Embedder, ModelStatus};
 use crate::error::Error;
 use ndarray::{s, Array2, ArrayView2, ArrayView3};
@@ -20,8 +22,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use tokenizers::{PaddingStrategy, Tokenizer, TruncationParams};
 
-/// Stored next to vectors, so an index built with another model is noticed.
-pub const MODEL_ID: &str = "all-MiniLM-L6-v2-int8";
 /// Width of the model's hidden state, hence of every embedding.
 pub const DIM: usize = 384;
 /// Longer inputs are cut here. The model was trained on 128-token windows but handles up to 512;
@@ -62,25 +62,36 @@ pub struct OnnxEmbedder {
     session: Mutex<Session>,
     /// Some exports of the model drop `token_type_ids` (it is all zeros for single sentences).
     feeds_token_type_ids: bool,
+    precision: Precision,
 }
 
 impl std::fmt::Debug for OnnxEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OnnxEmbedder")
-            .field("model_id", &MODEL_ID)
+            .field("model_id", &self.precision.model_id())
             .field("dim", &DIM)
             .finish_non_exhaustive()
     }
 }
 
 impl OnnxEmbedder {
-    /// Loads the embedder from `models_dir` (see `models/README.md`) with [`DEFAULT_THREADS`].
+    /// Loads the embedder from `models_dir` (see `models/README.md`) with [`DEFAULT_THREADS`]
+    /// and the [preferred](Precision::preferred) model file.
     pub fn load(models_dir: &Path) -> Result<OnnxEmbedder, Error> {
         OnnxEmbedder::load_with_threads(models_dir, DEFAULT_THREADS)
     }
 
     /// Loads the embedder with `threads` intra-op threads (0 is taken as 1).
     pub fn load_with_threads(models_dir: &Path, threads: usize) -> Result<OnnxEmbedder, Error> {
+        OnnxEmbedder::load_precision(models_dir, threads, Precision::preferred(models_dir))
+    }
+
+    /// Loads the embedder running the model file of `precision`, whatever the CPU.
+    pub fn load_precision(
+        models_dir: &Path,
+        threads: usize,
+        precision: Precision,
+    ) -> Result<OnnxEmbedder, Error> {
         check_files(models_dir)?;
         // Absolute, because ort resolves a relative library path against the executable's
         // directory, not the working directory the user meant.
@@ -89,7 +100,7 @@ impl OnnxEmbedder {
         // reported before ONNX Runtime is touched.
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"))?;
         let env = runtime(&dir.join("libonnxruntime.so"))?;
-        let model_path = dir.join("model.onnx");
+        let model_path = dir.join(precision.file());
         let session = Session::builder(env)
             .map_err(|e| unavailable("cannot configure an ONNX Runtime session", e))?
             .with_intra_threads(threads.max(1))
@@ -117,6 +128,7 @@ impl OnnxEmbedder {
             tokenizer,
             session: Mutex::new(session),
             feeds_token_type_ids,
+            precision,
         })
     }
 
@@ -163,7 +175,7 @@ impl Embedder for OnnxEmbedder {
     }
 
     fn model_id(&self) -> &str {
-        MODEL_ID
+        self.precision.model_id()
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error> {
@@ -487,5 +499,6 @@ fn check_signature(inputs: &[Port], outputs: &[Port]) -> Result<bool, String> {
     Ok(inputs.iter().any(|p| p.name == TOKEN_TYPE_IDS))
 }
 
+mod precision;
 #[cfg(test)]
 mod tests;

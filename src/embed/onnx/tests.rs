@@ -3,12 +3,28 @@
 use super::*;
 use ndarray::{array, Array3};
 
-/// One embedder for the whole test binary: loading takes a few hundred milliseconds.
+/// One embedder for the whole test binary: loading takes a few hundred milliseconds. It runs
+/// the model the product runs on this machine (the w8a8 one where the CPU has VNNI).
 fn embedder() -> &'static OnnxEmbedder {
     static EMBEDDER: OnceLock<OnnxEmbedder> = OnceLock::new();
     EMBEDDER.get_or_init(|| {
         let dir = crate::config::default_dir("models");
         OnnxEmbedder::load(&dir).unwrap_or_else(|e| panic!("{e} (models dir {})", dir.display()))
+    })
+}
+
+/// An embedder running the model file of `precision`, one per precision.
+fn embedder_of(precision: Precision) -> &'static OnnxEmbedder {
+    static W8A8: OnceLock<OnnxEmbedder> = OnceLock::new();
+    static W8A32: OnceLock<OnnxEmbedder> = OnceLock::new();
+    let cell = match precision {
+        Precision::W8A8 => &W8A8,
+        Precision::W8A32 => &W8A32,
+    };
+    cell.get_or_init(|| {
+        let dir = crate::config::default_dir("models");
+        OnnxEmbedder::load_precision(&dir, DEFAULT_THREADS, precision)
+            .unwrap_or_else(|e| panic!("{e} (models dir {})", dir.display()))
     })
 }
 
@@ -38,10 +54,11 @@ fn long_text() -> String {
         .repeat(20)
 }
 
-/// The first 5 dimensions, computed independently of this code: the same model.onnx run by
+/// The first 5 dimensions, computed independently of this code: the same model file run by
 /// python onnxruntime 1.31.1 on ids from the Python `tokenizers` package (0.23.3) with the
 /// same tokenizer.json, truncation 256 and no padding, then mean-pooled over the attention
-/// mask and L2-normalised with numpy.
+/// mask and L2-normalised with numpy. This table is model.onnx's, [`GOLDEN_W8A8`]
+/// model-w8a8.onnx's.
 const GOLDEN: [(&str, [f64; 5]); 3] = [
     (
         "search code for a regex",
@@ -63,11 +80,49 @@ const GOLDEN: [(&str, [f64; 5]); 3] = [
     ),
 ];
 
+const GOLDEN_W8A8: [(&str, [f64; 5]); 3] = [
+    (
+        "search code for a regex",
+        [
+            -0.04551531,
+            0.03346627,
+            -0.02228823,
+            0.01119380,
+            -0.00978857,
+        ],
+    ),
+    (
+        "convert a markdown document to HTML",
+        [0.02852675, 0.12554741, -0.02860471, 0.01919847, 0.10446776],
+    ),
+    (
+        "The quick brown fox jumps over the lazy dog.",
+        [0.04694420, 0.06104635, 0.05169547, 0.07463505, 0.02232859],
+    ),
+];
+
+/// Whether this machine runs the w8a8 model exactly (see `precision`); its tests say so when
+/// they cannot run.
+fn w8a8_runs_here() -> bool {
+    let runs = precision::cpu_has_vnni();
+    if !runs {
+        eprintln!("this CPU has no VNNI: the product uses model.onnx here; w8a8 checks skipped");
+    }
+    runs
+}
+
 #[test]
 fn matches_the_python_reference() {
-    let texts: Vec<&str> = GOLDEN.iter().map(|(t, _)| *t).collect();
-    let vectors = embedder().embed(&texts).unwrap();
-    for ((text, want), got) in GOLDEN.iter().zip(&vectors) {
+    check_golden(embedder_of(Precision::W8A32), &GOLDEN);
+    if w8a8_runs_here() {
+        check_golden(embedder_of(Precision::W8A8), &GOLDEN_W8A8);
+    }
+}
+
+fn check_golden(embedder: &OnnxEmbedder, golden: &[(&str, [f64; 5])]) {
+    let texts: Vec<&str> = golden.iter().map(|(t, _)| *t).collect();
+    let vectors = embedder.embed(&texts).unwrap();
+    for ((text, want), got) in golden.iter().zip(&vectors) {
         assert_eq!(got.len(), DIM);
         let diff = got[..5]
             .iter()
@@ -98,15 +153,24 @@ fn batching_and_padding_do_not_change_embeddings() {
         "convert a markdown document to HTML with syntax highlighting and a table of contents",
         "x",
     ];
-    let batch = embedder().embed(&texts).unwrap();
-    assert_eq!(batch.len(), texts.len());
-    for (text, from_batch) in texts.iter().zip(&batch) {
-        let alone = embed_one(text);
-        let diff = max_diff(&alone, from_batch);
-        assert!(
-            diff < 1e-5,
-            "{text:.40?}: batch differs from single by {diff}"
-        );
+    // Both models: the w8a8 one quantizes per token so that this holds for it too (a scale
+    // per tensor, taken over the whole padded batch, moved vectors by up to 0.02).
+    let mut precisions = vec![Precision::W8A32];
+    if w8a8_runs_here() {
+        precisions.push(Precision::W8A8);
+    }
+    for precision in precisions {
+        let embedder = embedder_of(precision);
+        let batch = embedder.embed(&texts).unwrap();
+        assert_eq!(batch.len(), texts.len());
+        for (text, from_batch) in texts.iter().zip(&batch) {
+            let alone = embedder.embed(&[text]).unwrap().remove(0);
+            let diff = max_diff(&alone, from_batch);
+            assert!(
+                diff < 1e-5,
+                "{precision:?} {text:.40?}: batch differs from single by {diff}"
+            );
+        }
     }
 }
 
@@ -167,8 +231,61 @@ fn tokenize_pads_to_the_longest_in_the_batch() {
 #[test]
 fn reports_model_and_dimension() {
     assert_eq!(embedder().dim(), 384);
-    assert_eq!(embedder().model_id(), MODEL_ID);
+    let dir = crate::config::default_dir("models");
+    assert_eq!(embedder().model_id(), Precision::preferred(&dir).model_id());
     assert!(embedder().feeds_token_type_ids);
+    let ids = [Precision::W8A8, Precision::W8A32].map(|p| embedder_of(p).model_id());
+    assert_eq!(ids, ["all-MiniLM-L6-v2-w8a8", "all-MiniLM-L6-v2-int8"]);
+}
+
+#[test]
+fn the_product_runs_the_w8a8_model_where_the_cpu_has_vnni() {
+    let dir = crate::config::default_dir("models");
+    let want = if precision::cpu_has_vnni() {
+        Precision::W8A8
+    } else {
+        Precision::W8A32
+    };
+    assert_eq!(Precision::preferred(&dir), want);
+    // A models directory without the w8a8 file (fetched before it existed) still works.
+    let old = tempfile::tempdir().unwrap();
+    assert_eq!(Precision::preferred(old.path()), Precision::W8A32);
+}
+
+/// The w8a8 model quantizes each token's activations on their own, so it keeps the float
+/// model's meaning: every text close to its float vector, and the same neighbours.
+#[test]
+fn w8a8_vectors_stay_close_to_the_float_model() {
+    if !w8a8_runs_here() {
+        return;
+    }
+    let long = long_text();
+    let texts = [
+        "search code for a regex",
+        "grep source files for a pattern",
+        "send a slack message",
+        "find the definition of a function with the language server",
+        long.as_str(),
+        "x",
+    ];
+    let float = embedder_of(Precision::W8A32).embed(&texts).unwrap();
+    let integer = embedder_of(Precision::W8A8).embed(&texts).unwrap();
+    for ((text, f), i) in texts.iter().zip(&float).zip(&integer) {
+        let cosine = dot(f, i);
+        assert!(
+            cosine > 0.99,
+            "{text:.40?}: cosine {cosine} to the float vector"
+        );
+    }
+    // Nearest other text of the first three, by either model.
+    for a in 0..3 {
+        let nearest = |v: &[Vec<f32>]| {
+            (0..4)
+                .filter(|&b| b != a)
+                .max_by(|&x, &y| dot(&v[a], &v[x]).total_cmp(&dot(&v[a], &v[y])))
+        };
+        assert_eq!(nearest(&float), nearest(&integer), "text {a}");
+    }
 }
 
 #[test]
