@@ -3,8 +3,9 @@
 //!
 //! Two strategies behind one API, chosen at build time by the number of vectors:
 //! - exact: a brute-force scan of dot products (vectors are L2-normalised, so dot = cosine).
-//!   Below [`VectorParams::exact_below`] vectors this is as fast as HNSW, exact, and trivially
-//!   deterministic; production catalogs of a few hundred tools live here.
+//!   Below [`VectorParams::exact_below`] vectors this is within ~60 us of a walk, exact, and
+//!   trivially deterministic, and needs no graph build; catalogs of a few hundred tools live
+//!   here.
 //! - HNSW (built by hnsw_rs with `DistDot` = 1 - dot, walked in flat arrays over int8 codes,
 //!   see `graph`): a graph walk proposes candidate vectors; their owners are then rescored
 //!   exactly over all of their f32 vectors, so every reported cosine is exact and only
@@ -41,11 +42,13 @@ pub struct OwnerHit {
 pub struct VectorParams {
     /// Below this many vectors the index is an exact scan; at or above it, HNSW.
     ///
-    /// 8192: chosen when walks ran inside hnsw_rs, which paid ~1 us per node it visited
-    /// (pointer chasing through `Arc`s), so a walk cost a few hundred us even on small graphs,
-    /// as much as a scan of ~8k vectors. The flat int8 walk (`graph`) costs about a third of
-    /// that (69 us at 30k vectors), so the crossover is now lower; the threshold is kept until
-    /// it is re-measured, since below it results are exact and builds are cheaper.
+    /// 2048, from `benches/vector`'s crossover group with the flat int8 walk of `graph`: the
+    /// exact scan costs ~47 ns a vector (1k 48 us, 2k 95 us, 4k 158 us, 8k 379 us) and a walk
+    /// 31-49 us from 1k to 16k vectors, so the walk is faster from ~1k vectors on. The scan is
+    /// kept up to 2k because below that it loses at most ~60 us, its results are exact, and the
+    /// HNSW build it saves costs more than the searches of a short session (1k vectors 0.12 s,
+    /// 4k 1.0 s, 16k 10 s on two cores). With walks inside hnsw_rs (~1 us per visited node)
+    /// the crossover had been ~8k.
     pub exact_below: usize,
     /// HNSW `max_nb_connection` (M; layer 0 keeps 2*M links).
     ///
@@ -76,7 +79,7 @@ pub struct VectorParams {
 impl Default for VectorParams {
     fn default() -> Self {
         VectorParams {
-            exact_below: 8192,
+            exact_below: 2048,
             max_nb_connection: 16,
             ef_construction: 100,
             ef_search: 40,
@@ -90,13 +93,14 @@ const EF_REFERENCE_VECTORS: f64 = 32_768.0;
 
 /// Cost of a graph walk of breadth ef, in units of one vector of a filtered exact scan:
 /// FIXED + PER_EF * ef. A filtered search scans the allowed vectors when there are fewer.
-/// Measured at 10k owners x 3 vectors, dim 384: a walk costs ~150 us + ~5-10 us per ef, a
-/// filtered scan 100-200 ns per allowed vector (skipping owners defeats the prefetcher, so it
-/// is 2-3x a streaming full scan per vector). Crossover: about a third of the owners allowed
-/// (walk 1.0 ms vs scan 3.4 ms at 1/3; scan 1.1 ms vs walk 2.1 ms at 1/5). Measured with
-/// hnsw_rs's own walk: the flat walk of `graph` is ~3x cheaper, so these costs now lean
-/// towards scanning (results are the same either way; only the speed of selective filters is
-/// at stake) until they are re-measured.
+/// Measured with the flat walk of `graph` at 10k owners x 3 vectors, dim 384 (`benches/vector`):
+/// a walk costs ~1.4 us per ef (ef 40: 55 us; ef 80 under a 50% filter: 112 us), a filtered
+/// scan ~65 ns per allowed vector, so by speed alone a walk is worth ~20 vectors per ef. But a
+/// walk's recall falls under selective filters: with 20% of the owners allowed, a walk of
+/// ef 200 took 235 us against the scan's 407 us and found only 0.955 of the true top 10
+/// (0.999 at 50%). These constants, higher than speed alone asks, keep walks to filters
+/// letting about a third or more through, where their recall stays at 0.999; the scan, exact,
+/// takes the rest.
 const WALK_COST_FIXED: f64 = 2_000.0;
 const WALK_COST_PER_EF: f64 = 60.0;
 
@@ -285,7 +289,7 @@ impl VectorIndex {
             return Ok(Vec::new());
         }
         // The walk over-fetches by 1/f for an allowed fraction f of the vectors; scan the
-        // allowed vectors instead when that is cheaper (see `WALK_COST_*`).
+        // allowed vectors instead when that is cheaper or keeps recall (see `WALK_COST_*`).
         let fraction = allowed_vectors as f64 / self.len() as f64;
         let ef = self.walk_ef(k, fraction);
         let walk_cost = WALK_COST_FIXED + WALK_COST_PER_EF * ef as f64;
