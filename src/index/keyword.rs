@@ -117,7 +117,8 @@ impl FieldWeights {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeywordHit {
     pub ordinal: u32,
-    /// Sum over fields of weight x BM25.
+    /// Sum over query terms of weight x BM25 in the term's best field, plus 0.3 x its other
+    /// fields' (see `impacts`).
     pub bm25: f32,
     /// (field name, query word as the user typed it) for every query term found in the
     /// tool, grouped by query term in query order, then by field in `KeywordField::ALL` order.

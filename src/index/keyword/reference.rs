@@ -1,18 +1,22 @@
-//! tantivy's own query engine over the keyword index: one boosted term query per (term,
-//! field) in a block-WAND union. Search no longer runs it (the impact lists answer the same
+//! tantivy's own query engine over the keyword index: per query term, a disjunction-max (with
+//! the same tie breaker) of its boosted term queries in each field, the terms in a block-WAND
+//! union. Search no longer runs it (the impact lists answer the same
 //! question exactly, see `impacts`); the tests keep it as the reference they check against.
 
 use super::{KeywordField, KeywordHit, KeywordIndex, QueryTerm};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use tantivy::postings::TermInfo;
-use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, DisjunctionMaxQuery, EnableScoring, Occur, Query, TermQuery,
+};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocId, DocSet, Score, Term, TERMINATED};
 
 impl KeywordIndex {
-    /// The same search run by tantivy's own query engine (a block-WAND union of one boosted
-    /// term query per (term, field)): the reference the impact lists are tested against.
+    /// The same search run by tantivy's own query engine (a block-WAND union over the query
+    /// terms of each term's disjunction-max over its boosted per-field term queries): the
+    /// reference the impact lists are tested against.
     pub(super) fn search_with_tantivy(
         &self,
         terms: &[QueryTerm],
@@ -75,7 +79,8 @@ impl KeywordIndex {
         terms: &[QueryTerm],
     ) -> tantivy::Result<Option<(BooleanQuery, Vec<Lookup>)>> {
         let mut lookups: Vec<Lookup> = Vec::new();
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // Per query term, its boosted term query in each field where it occurs.
+        let mut per_term: Vec<Vec<Box<dyn Query>>> = terms.iter().map(|_| Vec::new()).collect();
         for (field_idx, (kind, &field)) in KeywordField::ALL.iter().zip(&self.fields).enumerate() {
             let weight = self.weights.get(*kind);
             if weight <= 0.0 {
@@ -97,12 +102,20 @@ impl KeywordIndex {
                     infos,
                 });
                 let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(query), weight)),
-                ));
+                per_term[term_idx].push(Box::new(BoostQuery::new(Box::new(query), weight)));
             }
         }
+        let clauses: Vec<(Occur, Box<dyn Query>)> = per_term
+            .into_iter()
+            .filter(|fields| !fields.is_empty())
+            .map(|fields| {
+                let best: Box<dyn Query> = Box::new(DisjunctionMaxQuery::with_tie_breaker(
+                    fields,
+                    super::impacts::TIE_BREAKER,
+                ));
+                (Occur::Should, best)
+            })
+            .collect();
         if clauses.is_empty() {
             return Ok(None);
         }

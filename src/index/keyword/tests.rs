@@ -395,3 +395,51 @@ fn impact_lists_agree_with_tantivy() {
     }
     assert!(compared > 5_000, "{compared} hits compared");
 }
+
+/// A word a tool repeats in several fields counts in full in its best field only (plus the
+/// tie breaker's share of the others): summed, one rare request word in a tool's name,
+/// keywords and description outranked a tool matching the rest of the request.
+#[test]
+fn a_term_counts_in_its_best_field_plus_a_share_of_the_others() {
+    let docs = [
+        doc(0, "petrol prices", "price", "the price of petrol"),
+        doc(1, "stock ratios", "", "price to earnings ratio"),
+        doc(2, "weather", "", "forecasts"),
+    ];
+    let index = build(&docs);
+    let field_only = |f: KeywordField| {
+        let mut w = FieldWeights {
+            names: 0.0,
+            keywords: 0.0,
+            description: 0.0,
+            guidance: 0.0,
+            parameters: 0.0,
+            examples: 0.0,
+        };
+        match f {
+            KeywordField::Names => w.names = FieldWeights::default().names,
+            KeywordField::Keywords => w.keywords = FieldWeights::default().keywords,
+            _ => w.description = FieldWeights::default().description,
+        }
+        let one = KeywordIndex::build(&docs, w).unwrap();
+        one.search("price", 3, None)
+            .into_iter()
+            .find(|h| h.ordinal == 0)
+            .map_or(0.0, |h| h.bm25)
+    };
+    let parts = [
+        field_only(KeywordField::Names),
+        field_only(KeywordField::Keywords),
+        field_only(KeywordField::Description),
+    ];
+    assert!(parts.iter().all(|&p| p > 0.0), "{parts:?}");
+    let best = parts.iter().copied().fold(0.0, f32::max);
+    let want = best + impacts::TIE_BREAKER * (parts.iter().sum::<f32>() - best);
+    let got = index.search("price", 3, None)[0].bm25;
+    assert!((got - want).abs() < 1e-4 * want, "got {got}, want {want}");
+    let summed: f32 = parts.iter().sum();
+    assert!(got < 0.8 * summed, "got {got}, fields summed {summed}");
+    // The tool matching three words of the request now leads the one repeating one word.
+    let hits = index.search("price to earnings ratio", 3, None);
+    assert_eq!(ordinals(&hits)[0], 1);
+}
