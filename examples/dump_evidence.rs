@@ -23,22 +23,15 @@ fn main() -> anyhow::Result<()> {
     // Keyword features: total with default weights, then one index per field.
     let mut kw = vec![KeywordIndex::build(&docs, FieldWeights::default())?];
     for f in KeywordField::ALL {
-        let mut w = FieldWeights {
-            names: 0.0,
-            keywords: 0.0,
-            description: 0.0,
-            guidance: 0.0,
-            parameters: 0.0,
-            examples: 0.0,
-        };
-        match f {
-            KeywordField::Names => w.names = 1.0,
-            KeywordField::Keywords => w.keywords = 1.0,
-            KeywordField::Description => w.description = 1.0,
-            KeywordField::Guidance => w.guidance = 1.0,
-            KeywordField::Parameters => w.parameters = 1.0,
-            KeywordField::Examples => w.examples = 1.0,
+        let w = FieldWeights {
+            names: 1.0,
+            keywords: 1.0,
+            description: 1.0,
+            guidance: 1.0,
+            parameters: 1.0,
+            examples: 1.0,
         }
+        .only(f);
         kw.push(KeywordIndex::build(&docs, w)?);
     }
     let mut ptexts = Vec::new();

@@ -111,6 +111,20 @@ impl FieldWeights {
             KeywordField::Examples => self.examples,
         }
     }
+
+    /// These weights with every field but `field` left out: one field's own BM25, for tests
+    /// and offline studies of the ranking.
+    pub fn only(self, field: KeywordField) -> FieldWeights {
+        let keep = |f: KeywordField| if f == field { self.get(f) } else { 0.0 };
+        FieldWeights {
+            names: keep(KeywordField::Names),
+            keywords: keep(KeywordField::Keywords),
+            description: keep(KeywordField::Description),
+            guidance: keep(KeywordField::Guidance),
+            parameters: keep(KeywordField::Parameters),
+            examples: keep(KeywordField::Examples),
+        }
+    }
 }
 
 /// One search result.

@@ -408,20 +408,7 @@ fn a_term_counts_in_its_best_field_plus_a_share_of_the_others() {
     ];
     let index = build(&docs);
     let field_only = |f: KeywordField| {
-        let mut w = FieldWeights {
-            names: 0.0,
-            keywords: 0.0,
-            description: 0.0,
-            guidance: 0.0,
-            parameters: 0.0,
-            examples: 0.0,
-        };
-        match f {
-            KeywordField::Names => w.names = FieldWeights::default().names,
-            KeywordField::Keywords => w.keywords = FieldWeights::default().keywords,
-            _ => w.description = FieldWeights::default().description,
-        }
-        let one = KeywordIndex::build(&docs, w).unwrap();
+        let one = KeywordIndex::build(&docs, FieldWeights::default().only(f)).unwrap();
         one.search("price", 3, None)
             .into_iter()
             .find(|h| h.ordinal == 0)
