@@ -139,8 +139,8 @@ impl OnnxEmbedder {
     }
 
     /// Embeds one chunk (all texts padded to the chunk's longest), one row per text.
-    fn embed_chunk(&self, batch: &[&Encoding]) -> Result<Array2<f32>, Error> {
-        let (ids, mask, type_ids) = token_arrays(batch);
+    fn embed_chunk(&self, batch: &[&str]) -> Result<Array2<f32>, Error> {
+        let (ids, mask, type_ids) = tokenize(&self.tokenizer, batch)?;
         let (rows, cols) = ids.dim();
         let mut inputs: Vec<(&str, SessionInputValue<'_>)> = vec![
             (INPUT_IDS, tensor(&ids)?.into()),
@@ -185,18 +185,17 @@ impl Embedder for OnnxEmbedder {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error> {
-        // Every text is tokenized first (a small fraction of the model's time), so chunks are
-        // formed by token count: sorting by byte length instead left a quarter of the shipped
-        // catalog's computed positions to padding, sorting by tokens 7%. The sort is stable and
-        // results are written back by original index.
-        let encodings = encode(&self.tokenizer, texts)?;
+        // Chunks are formed by token count: sorting by byte length instead left a quarter of
+        // the shipped catalog's computed positions to padding, sorting by tokens 7%. The sort
+        // is stable and results are written back by original index.
+        let counts = token_counts(&self.tokenizer, texts)?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].len());
+        order.sort_by_key(|&i| counts[i]);
         let mut out = vec![Vec::new(); texts.len()];
-        let lengths: Vec<usize> = order.iter().map(|&i| encodings[i].len()).collect();
+        let lengths: Vec<usize> = order.iter().map(|&i| counts[i]).collect();
         for range in batches(&lengths) {
             let chunk = &order[range];
-            let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
             let vectors = self.embed_chunk(&batch)?;
             for (&i, row) in chunk.iter().zip(vectors.rows()) {
                 out[i] = row.to_vec();
@@ -250,6 +249,18 @@ pub type TokenArrays = (Array2<i64>, Array2<i64>, Array2<i64>);
 pub fn tokenize(tokenizer: &Tokenizer, batch: &[&str]) -> Result<TokenArrays, Error> {
     let encodings = encode(tokenizer, batch)?;
     Ok(token_arrays(&encodings.iter().collect::<Vec<_>>()))
+}
+
+/// Each text's token count with [CLS] and [SEP], truncated at [`MAX_TOKENS`]. The texts are
+/// tokenized again chunk by chunk when embedded (tokenizing costs ~1% of the model's time):
+/// keeping every `Encoding` of a large catalog (hundreds of thousands of passages, each with
+/// its ids, offsets and token strings) would hold gigabytes for the whole build.
+fn token_counts(tokenizer: &Tokenizer, texts: &[&str]) -> Result<Vec<usize>, Error> {
+    let mut counts = Vec::with_capacity(texts.len());
+    for window in texts.chunks(1024) {
+        counts.extend(encode(tokenizer, window)?.iter().map(Encoding::len));
+    }
+    Ok(counts)
 }
 
 /// Each text's tokens with [CLS] and [SEP], truncated at [`MAX_TOKENS`], unpadded.
