@@ -6,11 +6,7 @@ use ndarray::{array, Array3};
 /// One embedder for the whole test binary: loading takes a few hundred milliseconds. It runs
 /// the model the product runs on this machine (the w8a8 one where the CPU has VNNI).
 fn embedder() -> &'static OnnxEmbedder {
-    static EMBEDDER: OnceLock<OnnxEmbedder> = OnceLock::new();
-    EMBEDDER.get_or_init(|| {
-        let dir = crate::config::default_dir("models");
-        OnnxEmbedder::load(&dir).unwrap_or_else(|e| panic!("{e} (models dir {})", dir.display()))
-    })
+    embedder_of(Precision::preferred(&crate::config::default_dir("models")))
 }
 
 /// An embedder running the model file of `precision`, one per precision.
