@@ -306,6 +306,18 @@ impl Engine {
                 tools.len()
             ));
         }
+        // Nothing shown, or every hit weak: say so, and why when the query's own words are
+        // the reason (`words_hint`).
+        match shown.first() {
+            Some(best) if !best.details.exact_match && best.score < crate::rank::MEDIUM_SCORE => {
+                let lead = format!("every match is weak (best score {:.2})", best.score);
+                hints.push(self.words_hint(&req.query, lead));
+            }
+            None if allowed_count > 0 => {
+                hints.push(self.words_hint(&req.query, "no tool matched well".to_string()));
+            }
+            _ => {}
+        }
         if below_threshold > 0 && results.len() < max_results {
             hints.push(format!("{below_threshold} weaker matches scored below the similarity threshold {threshold:.2} and are not shown"));
         }

@@ -1,6 +1,7 @@
-//! Query suggestions: a correction when the query is a near-miss of a tool name, a broader
-//! query when some words are unknown to the catalog, and narrower queries when the top
-//! results are too close to call.
+//! Query suggestions: a correction when the query is a near-miss of a tool name, spelling
+//! corrections of words the catalog does not have ("serch" -> "search"), a broader query
+//! without the words nothing corrects (when enough of the query is left to mean the same),
+//! and narrower queries when the top results are too close to call.
 
 use super::request::SearchRequest;
 use super::Engine;
@@ -14,7 +15,70 @@ const NAME_EDITS: usize = 2;
 const CLOSE_SCORES: f64 = 0.05;
 const MAX_SUGGESTIONS: usize = 5;
 
+/// A query word whose terms the keyword index has never seen, and the catalog word it is
+/// probably a misspelling of.
+pub(super) struct UnknownWord<'q> {
+    pub(super) word: &'q str,
+    pub(super) correction: Option<String>,
+}
+
+/// A word without the punctuation around it: "repositry?" -> "repositry".
+fn core(word: &str) -> &str {
+    word.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
 impl Engine {
+    /// The words of `query` the catalog does not have (none of their analysed terms is in the
+    /// keyword index), each with its spelling correction if one is close enough. Stop words
+    /// are never unknown. Empty when every word is known, the common case, which costs one
+    /// term lookup per word.
+    pub(super) fn unknown_words<'q>(&self, query: &'q str) -> Vec<UnknownWord<'q>> {
+        let snap = self.snapshot();
+        query
+            .split_whitespace()
+            .filter(|w| {
+                let terms = analyze(w);
+                !terms.is_empty() && terms.iter().all(|t| !snap.keyword.contains_term(t))
+            })
+            .map(|word| UnknownWord {
+                word,
+                correction: snap.vocabulary.correct(core(word)).map(str::to_string),
+            })
+            .collect()
+    }
+
+    /// `lead`, then why the query's own words may be the reason: a misspelling (whose
+    /// correction `query_suggestions` carries), or words no tool mentions.
+    pub(super) fn words_hint(&self, query: &str, lead: String) -> String {
+        let unknown = self.unknown_words(query);
+        let quoted = |w: &str| format!("\"{w}\"");
+        let misspelt: Vec<String> = unknown
+            .iter()
+            .filter_map(|u| {
+                let c = u.correction.as_deref()?;
+                Some(format!("{} may be {}", quoted(u.word), quoted(c)))
+            })
+            .collect();
+        let missing: Vec<String> = unknown
+            .iter()
+            .filter(|u| u.correction.is_none())
+            .map(|u| quoted(u.word))
+            .collect();
+        let mut hint = lead;
+        if misspelt.is_empty() {
+            hint.push_str(": the catalog may have no tool for this");
+        } else {
+            hint.push_str(&format!(
+                ": {} (query_suggestions has the corrected query)",
+                misspelt.join(", ")
+            ));
+        }
+        if !missing.is_empty() {
+            hint.push_str(&format!("; no tool mentions {}", missing.join(", ")));
+        }
+        hint
+    }
+
     pub(super) fn suggestions(
         &self,
         req: &SearchRequest,
@@ -42,23 +106,42 @@ impl Engine {
             }
         }
 
-        // Words the catalog has never seen make a query weaker, not stronger.
+        // Words the catalog has never seen make a query weaker, not stronger: a misspelt
+        // catalog word is corrected, and without the words nothing corrects the query is
+        // broader. Broader only while it keeps at least half of the query's content terms:
+        // "translate text to french" without "translate" and "french" is "text to", another
+        // request, not a broader one.
         let words: Vec<&str> = req.query.split_whitespace().collect();
-        let unknown: Vec<&str> = words
-            .iter()
-            .copied()
-            .filter(|w| {
-                let terms = analyze(w);
-                !terms.is_empty() && terms.iter().all(|t| !snap.keyword.contains_term(t))
-            })
-            .collect();
-        if !unknown.is_empty() && unknown.len() < words.len() {
+        let unknown = self.unknown_words(&req.query);
+        if !unknown.is_empty() {
+            let corrected: Vec<String> = words
+                .iter()
+                .map(|w| match unknown.iter().find(|u| u.word == *w) {
+                    Some(UnknownWord {
+                        correction: Some(c),
+                        ..
+                    }) => w.replacen(core(w), c, 1),
+                    _ => w.to_string(),
+                })
+                .collect();
+            if unknown.iter().any(|u| u.correction.is_some()) {
+                push(corrected.join(" "), &mut out);
+            }
             let kept: Vec<&str> = words
                 .iter()
-                .copied()
-                .filter(|w| !unknown.contains(w))
+                .zip(&corrected)
+                .filter(|(w, _)| {
+                    !unknown
+                        .iter()
+                        .any(|u| u.word == **w && u.correction.is_none())
+                })
+                .map(|(_, c)| c.as_str())
                 .collect();
-            push(kept.join(" "), &mut out);
+            let kept = kept.join(" ");
+            let (kept_terms, all_terms) = (analyze(&kept).len(), analyze(&req.query).len());
+            if kept_terms > 0 && 2 * kept_terms >= all_terms && kept != corrected.join(" ") {
+                push(kept, &mut out);
+            }
         }
 
         // Too close to call: add each leading tool's most telling keyword.

@@ -9,3 +9,4 @@ pub mod snapshot;
 #[doc(hidden)]
 pub mod synthetic;
 pub mod vector;
+pub mod vocabulary;

@@ -115,7 +115,7 @@ impl NameIndex {
 
 /// Which characters occur: a-z and 0-9 get a bit each, anything else one of 28 hashed bits.
 /// An insertion or deletion flips at most one bit, a substitution at most two.
-fn char_mask(chars: &[char]) -> u64 {
+pub(crate) fn char_mask(chars: &[char]) -> u64 {
     chars.iter().fold(0u64, |m, &c| {
         let bit = match c {
             'a'..='z' => c as u32 - 'a' as u32,

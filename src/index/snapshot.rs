@@ -5,6 +5,7 @@
 use super::keyword::{FieldWeights, KeywordIndex};
 use super::names::NameIndex;
 use super::vector::VectorIndex;
+use super::vocabulary::Vocabulary;
 use crate::catalog::{Catalog, PassageKind, ToolDocument};
 use crate::embed::cache::VectorCache;
 use crate::embed::Embedder;
@@ -46,6 +47,8 @@ pub struct Snapshot {
     pub semantic_status: SemanticStatus,
     /// Normalised id, name and alias -> tool ordinal, for exact-name lookup.
     pub names: NameIndex,
+    /// The documents' words, for spelling corrections of unknown query words.
+    pub vocabulary: Vocabulary,
     pub build_time: Duration,
 }
 
@@ -96,6 +99,7 @@ impl Snapshot {
                 .chain(std::iter::once(t.tool_id.as_str()))
                 .map(move |n| (n, i as u32))
         }));
+        let vocabulary = Vocabulary::build(&documents);
         let (semantic, semantic_status) = match embedder {
             Err(reason) => (None, SemanticStatus::Unavailable { reason }),
             Ok(embedder) => match embed_documents(&documents, embedder.as_ref(), cache) {
@@ -132,6 +136,7 @@ impl Snapshot {
             semantic,
             semantic_status,
             names,
+            vocabulary,
             build_time: start.elapsed(),
         })
     }

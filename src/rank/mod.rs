@@ -19,7 +19,7 @@
 
 mod explain;
 
-pub use explain::{confidence, match_reasons};
+pub use explain::{confidence, match_reasons, MEDIUM_SCORE};
 
 use crate::engine::{ScoreDetails, SearchMode};
 

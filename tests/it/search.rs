@@ -106,6 +106,102 @@ fn near_miss_names_are_suggested() {
 }
 
 #[test]
+fn misspelt_words_get_a_corrected_query() {
+    // Plain Levenshtein would count the swapped letters of "funtcion" twice.
+    for (query, corrected) in [
+        ("serch code in my repositry", "search code in my repository"),
+        (
+            "find where a funtcion is defined",
+            "find where a function is defined",
+        ),
+        (
+            "grep for TODO in my projec?",
+            "grep for TODO in my project?",
+        ),
+    ] {
+        let r = search(json!({ "query": query }));
+        assert_eq!(
+            r.query_suggestions.first().map(String::as_str),
+            Some(corrected),
+            "{query:?}: {:?}",
+            r.query_suggestions
+        );
+    }
+    // A word nothing corrects is dropped for a broader query while most of the query is
+    // left ("search" and "code" of three content words)...
+    let r = search(json!({ "query": "sarch french code" }));
+    assert_eq!(
+        r.query_suggestions[..2],
+        ["search french code".to_string(), "search code".to_string()]
+    );
+    // ...but not when what is left is another request: "text to" is not a broader
+    // "translate text to french".
+    let r = search(json!({ "query": "translate text to french" }));
+    assert!(
+        !r.query_suggestions.iter().any(|s| s == "text to"),
+        "{:?}",
+        r.query_suggestions
+    );
+}
+
+fn weak_hint(r: &SearchResponse) -> &str {
+    r.metadata
+        .hints
+        .iter()
+        .find(|h| h.starts_with("every match is weak"))
+        .unwrap_or_else(|| panic!("no weak-match hint in {:?}", r.metadata.hints))
+}
+
+#[test]
+fn weak_results_say_so_and_why() {
+    // The catalog has no translation tool: the closest hits are shown as low confidence,
+    // and the response says every match is weak and which words no tool mentions.
+    let r = search(json!({ "query": "translate text to french" }));
+    assert!(!r.results.is_empty());
+    assert!(r
+        .results
+        .iter()
+        .all(|h| h.confidence_level == ConfidenceLevel::Low));
+    let hint = weak_hint(&r);
+    assert!(
+        hint.contains("the catalog may have no tool for this"),
+        "{hint}"
+    );
+    assert!(
+        hint.contains(r#"no tool mentions "translate", "french""#),
+        "{hint}"
+    );
+
+    // A misspelt tool name: the hint points at the correction instead.
+    let r = search(json!({ "query": "ripgrp" }));
+    let hint = weak_hint(&r);
+    assert!(hint.contains(r#""ripgrp" may be "ripgrep""#), "{hint}");
+
+    // Nothing shown at all: the same reasons, after `no_good_match`.
+    let r = search(json!({ "query": "xyzzy plugh" }));
+    assert!(r.results.is_empty() && r.metadata.no_good_match.is_some());
+    assert!(
+        r.metadata
+            .hints
+            .iter()
+            .any(|h| h.contains(r#"no tool mentions "xyzzy", "plugh""#)),
+        "{:?}",
+        r.metadata.hints
+    );
+
+    // A good match carries no such hint.
+    let r = search(json!({ "query": "search my local source code for a regex pattern" }));
+    assert!(
+        !r.metadata
+            .hints
+            .iter()
+            .any(|h| h.starts_with("every match is weak") || h.starts_with("no tool matched")),
+        "{:?}",
+        r.metadata.hints
+    );
+}
+
+#[test]
 fn natural_language_needs_find_the_right_tools() {
     for (query, expected) in [
         (
