@@ -7,6 +7,37 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
+/// Deserializes a body its schema has accepted. JSON Schema counts `3.0` as an integer (a
+/// number with no fractional part), serde's integer types do not: such numbers are written as
+/// integers first, so `"max_results": 10.0` means 10 instead of failing after validation.
+/// `what` names the request in the error, which can then only be a bug (schema and type
+/// disagreeing), hence `Internal`.
+pub fn deserialize_accepted<T: serde::de::DeserializeOwned>(
+    body: &Value,
+    what: &str,
+) -> crate::error::Result<T> {
+    let mut body = body.clone();
+    integral_floats_as_integers(&mut body);
+    serde_json::from_value(body).map_err(|e| {
+        crate::error::Error::Internal(format!("{what} passed the schema but not serde: {e}"))
+    })
+}
+
+fn integral_floats_as_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            // Within +-2^53 every integer is exact in an f64, so the conversion is too.
+            if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
+}
+
 /// The catalog entry schema, embedded so the binary validates from any working directory.
 pub const TOOL_SCHEMA: &str = include_str!("../schemas/tool.schema.json");
 

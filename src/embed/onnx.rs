@@ -109,6 +109,10 @@ impl OnnxEmbedder {
             // lexical index and other processes need between runs. Measured on the loaded 2-core
             // machine: same batch throughput without spinning, and lower single-query latency
             // (9-10 ms against 12-17 ms), since spinners no longer compete for the cores.
+            // Spinning only within a run (`session.force_spinning_stop`) was measured too: an
+            // idle machine embeds a short query in 1.05 ms against 1.8, but with both cores
+            // busy elsewhere in 3.3 ms against 1.6, the spinner holding a core the other
+            // thread waits for. A server is busiest exactly when latency matters, so no.
             .with_intra_op_spinning(false)
             .map_err(|e| unavailable("cannot configure the session's thread pool", e))?
             // ONNX Runtime fuses each residual Add + LayerNormalization into one

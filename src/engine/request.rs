@@ -98,11 +98,7 @@ impl SearchRequest {
             .get("query")
             .and_then(Value::as_str)
             .is_some_and(|q| q.trim().is_empty());
-        let mut req: SearchRequest = serde_json::from_value(body.clone()).map_err(|e| {
-            Error::Internal(format!(
-                "search request passed the schema but not serde: {e}"
-            ))
-        })?;
+        let mut req: SearchRequest = crate::schema::deserialize_accepted(body, "search request")?;
         req.query = req.query.trim().to_string();
         req.context = req
             .context

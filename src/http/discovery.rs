@@ -83,10 +83,20 @@ const ALIASES: &[(&str, &str)] = &[
     ("k", "max_results"),
 ];
 
-/// The query string as a search-request object. Values that read as whole numbers or booleans
-/// become JSON numbers and booleans; the schema then judges them as it judges a body
-/// (`k=abc` is "expected integer, found string"). A field given twice, directly or through
-/// its alias, is the only error found here.
+/// The JSON type the search schema gives a top-level field ("string", "integer", ...), if any.
+fn field_type(field: &str) -> Option<&'static str> {
+    static SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+        serde_json::from_str(crate::engine::SEARCH_REQUEST_SCHEMA).expect("embedded schema is JSON")
+    });
+    SCHEMA["properties"][field]["type"].as_str()
+}
+
+/// The query string as a search-request object. A value becomes a JSON number or boolean
+/// only where the schema types the field so and the value reads as one: `k=3` is 3, but
+/// `q=404` stays the query "404" (typing by the value's looks made it a number the schema
+/// then refused). The schema judges the result as it judges a body (`k=abc` is "expected
+/// integer, found string"). A field given twice, directly or through its alias, is the only
+/// error found here.
 fn query_to_body(pairs: &[(String, String)]) -> Result<Value, Vec<Violation>> {
     let fields = pairs.iter().map(|(name, value)| {
         let field = ALIASES
@@ -103,10 +113,10 @@ fn query_to_body(pairs: &[(String, String)]) -> Result<Value, Vec<Violation>> {
     let body: Map<String, Value> = fields
         .into_iter()
         .map(|(field, raw)| {
-            let value = match raw.as_str() {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n
+            let value = match (field_type(&field), raw.as_str()) {
+                (Some("boolean"), "true") => Value::Bool(true),
+                (Some("boolean"), "false") => Value::Bool(false),
+                (Some("integer"), n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n
                     .parse::<u64>()
                     .map_or(Value::String(raw.clone()), Value::from),
                 _ => Value::String(raw),
@@ -126,6 +136,27 @@ mod tests {
         list.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn values_are_typed_by_their_field_not_by_their_looks() {
+        let body = query_to_body(&pairs(&[
+            ("q", "404"),
+            ("context", "true"),
+            ("k", "7"),
+            ("include_examples", "false"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            body,
+            json!({ "query": "404", "context": "true", "max_results": 7, "include_examples": false })
+        );
+        // A malformed number or boolean stays a string for the schema to name.
+        let body = query_to_body(&pairs(&[("k", "3.5"), ("include_examples", "yes")])).unwrap();
+        assert_eq!(
+            body,
+            json!({ "max_results": "3.5", "include_examples": "yes" })
+        );
     }
 
     #[test]

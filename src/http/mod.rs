@@ -46,6 +46,8 @@ pub struct AppState {
     pub started: Instant,
     pub load: Arc<LoadReport>,
     logs: Arc<RequestLog>,
+    /// `GET /openapi.json`'s body, made on first request (it lists this catalog's categories).
+    openapi: Arc<std::sync::OnceLock<Arc<str>>>,
 }
 
 impl AppState {
@@ -63,6 +65,7 @@ impl AppState {
             started: Instant::now(),
             load: Arc::new(load),
             logs: Arc::new(logs),
+            openapi: Arc::default(),
         }
     }
 

@@ -1,15 +1,17 @@
 //! `GET /openapi.json`: an OpenAPI 3.1 document of every route, built from code so it cannot
 //! drift from the router unnoticed (a test compares it with `ROUTES` and the live server).
-//! Request bodies and the error envelope reference the JSON Schemas of `schemas/`, embedded
-//! as components; response bodies are described here, at the level a client needs.
+//! Operations are described here; their schemas are in `components`. The served document
+//! also lists the catalog's categories (`document_for`), so that everything it allows, the
+//! server accepts: schemathesis run against it is how that was checked.
 
-use super::catalog::VALIDATE_REQUEST_SCHEMA;
-use crate::engine::{COMPARE_REQUEST_SCHEMA, RECOMMEND_REQUEST_SCHEMA, SEARCH_REQUEST_SCHEMA};
-use crate::schema::TOOL_SCHEMA;
+mod components;
+
+use super::AppState;
+use crate::catalog::Catalog;
+use axum::extract::State;
+use components::{hoist_defs, schemas};
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
-
-const ERROR_SCHEMA: &str = include_str!("../../schemas/error.json");
 
 /// The document, built once.
 pub(crate) fn document() -> &'static Value {
@@ -17,13 +19,43 @@ pub(crate) fn document() -> &'static Value {
     DOC.get_or_init(build)
 }
 
-/// Serves the document, serialised once.
-pub(crate) async fn openapi() -> impl axum::response::IntoResponse {
-    static TEXT: OnceLock<String> = OnceLock::new();
-    let text = TEXT.get_or_init(|| document().to_string());
+/// The document for a server of `catalog`: every category parameter and property lists the
+/// catalog's categories, which is what the server accepts (so a client or a fuzzer generating
+/// requests from the document does not send ones it rejects).
+pub(crate) fn document_for(catalog: &Catalog) -> Value {
+    let mut doc = document().clone();
+    let categories: Vec<&str> = catalog.categories().into_keys().collect();
+    let listed = |schema: Option<&mut Value>| {
+        if let Some(schema) = schema {
+            schema["enum"] = json!(categories);
+        }
+    };
+    for path in ["/search", "/catalog/tools"] {
+        if let Some(params) = doc["paths"][path]["get"]["parameters"].as_array_mut() {
+            for p in params.iter_mut().filter(|p| p["name"] == "category") {
+                listed(p.get_mut("schema"));
+            }
+        }
+    }
+    let schemas = &mut doc["components"]["schemas"];
+    listed(schemas.pointer_mut("/SearchRequest/properties/category"));
+    for list in ["preferred_categories", "avoid_categories"] {
+        let pointer =
+            format!("/RecommendationRequest/properties/user_preferences/properties/{list}/items");
+        listed(schemas.pointer_mut(&pointer));
+    }
+    doc
+}
+
+/// Serves the document of this server's catalog, serialised once.
+pub(crate) async fn openapi(State(state): State<AppState>) -> impl axum::response::IntoResponse {
+    let text = state
+        .openapi
+        .get_or_init(|| document_for(&state.catalog).to_string().into())
+        .clone();
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        text.as_str(),
+        text.to_string(),
     )
 }
 
@@ -40,6 +72,8 @@ struct Op {
     public: bool,
     /// Also answers `text/markdown` (with `response_format: markdown`).
     markdown: bool,
+    /// The component schema of the 200 body with `detail_level: concise`, if it has one.
+    concise: Option<&'static str>,
 }
 
 fn op(method: &'static str, path: &'static str, tag: &'static str, summary: &'static str) -> Op {
@@ -54,6 +88,7 @@ fn op(method: &'static str, path: &'static str, tag: &'static str, summary: &'st
         errors: Vec::new(),
         public: false,
         markdown: false,
+        concise: None,
     }
 }
 
@@ -80,6 +115,14 @@ impl Op {
         }));
         if !self.errors.contains(&400) {
             self.errors.push(400);
+        }
+        self
+    }
+
+    /// Marks the query parameter `name` (added before) as required.
+    fn required(mut self, name: &str) -> Op {
+        for p in self.params.iter_mut().filter(|p| p["name"] == name) {
+            p["required"] = json!(true);
         }
         self
     }
@@ -113,6 +156,12 @@ impl Op {
         self
     }
 
+    /// With `detail_level: concise` the 200 body has this other, smaller shape.
+    fn concise(mut self, schema: &'static str) -> Op {
+        self.concise = Some(schema);
+        self
+    }
+
     /// Served without the bearer token.
     fn public(mut self) -> Op {
         self.public = true;
@@ -121,10 +170,15 @@ impl Op {
 
     fn to_json(&self) -> Value {
         let mut responses = Map::new();
+        let component = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
+        // anyOf, not oneOf: a detailed body also has every field a concise one requires.
+        let schema = match self.concise {
+            None => component(self.ok),
+            Some(concise) => json!({ "anyOf": [component(self.ok), component(concise)] }),
+        };
         responses.insert(
             "200".into(),
-            json!({ "description": "Success", "content": { "application/json": {
-                "schema": { "$ref": format!("#/components/schemas/{}", self.ok) } } } }),
+            json!({ "description": "Success", "content": { "application/json": { "schema": schema } } }),
         );
         if self.markdown {
             responses["200"]["content"]["text/markdown"] = json!({ "schema": { "type": "string",
@@ -188,8 +242,17 @@ fn camel(path: &str) -> String {
         .collect()
 }
 
+/// A string parameter with these values only.
+fn one_of(values: &[&str]) -> Value {
+    json!({ "type": "string", "enum": values })
+}
+
+/// A catalog category; `document_for` lists the served catalog's.
+fn category() -> Value {
+    json!({ "type": "string", "minLength": 1, "description": "GET /catalog/status lists the categories" })
+}
+
 fn operations() -> Vec<Op> {
-    let string = || json!({ "type": "string" });
     let boolean = || json!({ "type": "boolean" });
     vec![
         op("GET", "/health", "operations", "Liveness, uptime, catalog version, model status, cache hit rate")
@@ -198,24 +261,28 @@ fn operations() -> Vec<Op> {
         op("GET", "/openapi.json", "operations", "This document").ok("Object"),
         op("POST", "/search", "discovery", "Rank the catalog's tools for a need, with explanations")
             .ok("SearchResponse")
+            .concise("SearchResponseConcise")
             .body("SearchRequest")
             .markdown()
             .errors(&[503]),
         op("POST", "/recommend", "discovery", "What to use, in what order, for a task: analysis, explained recommendations, workflow")
             .ok("RecommendationResponse")
+            .concise("RecommendationResponseConcise")
             .body("RecommendationRequest")
             .markdown(),
         op("GET", "/search", "discovery", "The same search from query parameters")
             .ok("SearchResponse")
-            .query("q", "What the tool should do (the request's query); required", string())
-            .query("mode", "search_mode: keyword, semantic or hybrid", string())
+            .concise("SearchResponseConcise")
+            .query("q", "What the tool should do (the request's query)", json!({ "type": "string", "minLength": 1, "maxLength": 500, "pattern": "\\S" }))
+            .required("q")
+            .query("mode", "search_mode", one_of(&["hybrid", "semantic", "keyword"]))
             .query("k", "max_results (also accepted as max_results)", json!({ "type": "integer", "minimum": 1, "maximum": 50 }))
-            .query("category", "Only tools of this category", string())
-            .query("tool_type", "Only tools of this type", string())
+            .query("category", "Only tools of this category", category())
+            .query("tool_type", "Only tools of this type", one_of(&["system", "custom", "third_party", "experimental"]))
             .query("include_examples", "Include usage examples", boolean())
-            .query("context", "The caller's situation; shifts the ranking", string())
-            .query("response_format", "json (default) or markdown", string())
-            .query("detail_level", "detailed (default) or concise", string())
+            .query("context", "The caller's situation; shifts the ranking", json!({ "type": "string", "maxLength": 1000 }))
+            .query("response_format", "json (default) or markdown", one_of(&["json", "markdown"]))
+            .query("detail_level", "detailed (default) or concise", one_of(&["detailed", "concise"]))
             .markdown()
             .errors(&[503]),
         op("POST", "/compare", "discovery", "Compare 2 to 10 tools on evidence from the catalog, with a recommendation for the stated context")
@@ -226,7 +293,7 @@ fn operations() -> Vec<Op> {
             .ok("ToolPage")
             .query("page", "Page number, from 1", json!({ "type": "integer", "minimum": 1 }))
             .query("per_page", "Tools per page", json!({ "type": "integer", "minimum": 1, "maximum": 100 }))
-            .query("category", "Only tools of this category", string()),
+            .query("category", "Only tools of this category", category()),
         op("GET", "/catalog/tools/{id}", "catalog", "One full catalog entry")
             .ok("ToolEntry")
             .path_param("id", "The tool id", "local_search_code"),
@@ -256,205 +323,6 @@ fn operations() -> Vec<Op> {
     ]
 }
 
-fn obj(required: &[&str], properties: Value) -> Value {
-    json!({ "type": "object", "required": required, "properties": properties })
-}
-
-/// `{success: true, data, hints}`, the envelope of most routes.
-fn envelope(data: Value) -> Value {
-    obj(
-        &["success", "data"],
-        json!({ "success": { "const": true }, "data": data,
-                "hints": { "type": "array", "items": { "type": "string" } } }),
-    )
-}
-
-fn embedded(text: &str) -> Value {
-    serde_json::from_str(text).expect("embedded schema is JSON")
-}
-
-fn schemas() -> Value {
-    let s = json!({ "type": "string" });
-    let n = json!({ "type": "number" });
-    let i = json!({ "type": "integer" });
-    let b = json!({ "type": "boolean" });
-    let strings = json!({ "type": "array", "items": { "type": "string" } });
-    let counts = json!({ "type": "object", "additionalProperties": { "type": "integer" } });
-    let semantic = obj(
-        &["available"],
-        json!({ "available": b, "model": s, "vectors": i, "reason": s }),
-    );
-    let argument = obj(
-        &["name", "description", "required"],
-        json!({ "name": s, "description": s, "required": b }),
-    );
-    let prompt = obj(
-        &["name", "description", "arguments"],
-        json!({ "name": s, "description": s, "arguments": { "type": "array", "items": argument } }),
-    );
-    let result = obj(
-        &[
-            "tool_id",
-            "name",
-            "similarity_score",
-            "confidence_level",
-            "match_reasons",
-            "score_details",
-        ],
-        json!({ "tool_id": s, "name": s, "description": s, "similarity_score": n,
-                "confidence_level": { "enum": ["low", "medium", "high"] },
-                "match_reasons": strings, "parameters": { "type": "array" }, "examples": { "type": "array" },
-                "alternatives": strings, "complexity_score": n, "when_to_use": s,
-                "performance_characteristics": { "type": "object" }, "category": s, "tool_type": s,
-                "last_updated": s, "score_details": { "type": "object" } }),
-    );
-    json!({
-        "SearchRequest": embedded(SEARCH_REQUEST_SCHEMA),
-        "RecommendationRequest": embedded(RECOMMEND_REQUEST_SCHEMA),
-        "RecommendationResponse": obj(&["success", "task_description", "recommendations", "task_analysis", "workflow", "metadata"], json!({
-            "success": b, "task_description": s,
-            "recommendations": { "type": "array", "items": obj(&["tool", "recommendation_score", "confidence_level", "task_alignment", "capability_match", "complexity_alignment", "recommendation_reasons", "usage_guidance", "when_to_use", "alternative_tools", "risk_factors", "prerequisites"], json!({
-                "tool": result.clone(), "recommendation_score": n,
-                "confidence_level": { "enum": ["low", "medium", "high"] }, "task_alignment": n,
-                "capability_match": n, "complexity_alignment": n, "score_breakdown": { "type": "object" },
-                "steps_served": { "type": "array", "items": i }, "recommendation_reasons": strings,
-                "usage_guidance": strings, "when_to_use": s, "alternative_tools": strings,
-                "risk_factors": strings, "prerequisites": strings })) },
-            "task_analysis": obj(&["task_category", "complexity_level", "required_capabilities", "estimated_difficulty", "confidence", "inferred_context"], json!({
-                "task_category": s, "complexity_level": { "enum": ["simple", "medium", "complex"] },
-                "required_capabilities": strings, "optional_capabilities": strings, "estimated_difficulty": n,
-                "confidence": n, "inferred_context": s, "steps": strings, "constraints": strings })),
-            "workflow": { "type": "array", "items": obj(&["order", "tool_id", "purpose", "inputs_from"], json!({
-                "order": i, "tool_id": s, "purpose": s, "inputs_from": strings, "note": s })) },
-            "explanations": strings, "execution_time": n, "timestamp": s,
-            "metadata": { "type": "object" },
-        })),
-        "ComparisonRequest": embedded(COMPARE_REQUEST_SCHEMA),
-        "ComparisonResponse": comparison_response(),
-        "ToolMetadata": embedded(TOOL_SCHEMA),
-        "CatalogValidateRequest": embedded(VALIDATE_REQUEST_SCHEMA),
-        "ErrorResponse": embedded(ERROR_SCHEMA),
-        "Object": { "type": "object" },
-        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache"], json!({
-            "status": { "const": "ok" }, "version": s, "uptime_seconds": i,
-            "catalog": obj(&["size", "version", "categories"], json!({ "size": i, "version": s, "categories": i })),
-            "models": obj(&["files_present", "missing"], json!({ "files_present": b, "missing": strings })),
-            "semantic_search": semantic, "search_modes": strings,
-            "cache": obj(&["enabled", "entries", "hits", "misses", "hit_rate"], json!({
-                "enabled": b, "entries": i, "hits": i, "misses": i, "hit_rate": { "type": ["number", "null"] } })),
-        })),
-        "SearchResponse": obj(&["success", "query", "results", "total_results", "metadata"], json!({
-            "success": b, "query": s, "results": { "type": "array", "items": result },
-            "total_results": i, "execution_time": n, "query_suggestions": strings,
-            "category_breakdown": counts, "timestamp": s,
-            "metadata": obj(&["search_mode_used", "cache_hit", "catalog_version", "hints"], json!({
-                "search_mode_used": s, "cache_hit": b, "algorithm_version": s, "total_catalog_size": i,
-                "catalog_version": s, "similarity_threshold": n, "below_threshold": i,
-                "no_good_match": s, "hints": strings })),
-        })),
-        "ToolPage": envelope(obj(&["tools", "pagination", "catalog_version"], json!({
-            "tools": { "type": "array", "items": { "type": "object" } },
-            "pagination": obj(&["page", "per_page", "total", "total_pages", "has_more"], json!({
-                "page": i, "per_page": i, "total": i, "total_pages": i, "has_more": b })),
-            "catalog_version": s,
-        }))),
-        "ToolEntry": envelope(json!({ "$ref": "#/components/schemas/ToolMetadata" })),
-        "ValidationReport": envelope(obj(&["valid", "strict", "files_checked", "errors", "warnings", "diagnostics"], json!({
-            "valid": b, "strict": b, "files_checked": i, "tools_parsed": i, "tools_valid": i,
-            "errors": i, "warnings": i, "files_with_errors": i,
-            "diagnostics": { "type": "array", "items": obj(&["file", "pointer", "severity", "code", "message"], json!({
-                "file": { "description": "body, or body[i] for the i-th item of an array", "type": "string" },
-                "pointer": s, "severity": { "enum": ["error", "warning"] }, "code": s, "message": s })) },
-        }))),
-        "CatalogStatus": envelope(obj(&["catalog", "load", "model", "search"], json!({
-            "catalog": obj(&["version", "size", "executable", "categories", "tool_types"], json!({
-                "version": s, "size": i, "executable": i, "categories": counts, "tool_types": counts })),
-            "load": obj(&["loaded_at", "catalog_ms", "index_ms", "total_ms"], json!({
-                "loaded_at": { "type": "string", "format": "date-time" }, "catalog_ms": n, "index_ms": n, "total_ms": n })),
-            "model": obj(&["files_present", "missing", "semantic_search"], json!({
-                "files_present": b, "missing": strings, "semantic_search": semantic })),
-            "search": obj(&["modes_available", "default_mode"], json!({ "modes_available": strings, "default_mode": s })),
-        }))),
-        "OctocodeToolList": envelope(obj(&["tools"], json!({ "tools": { "type": "array", "items": obj(
-            &["name", "description"], json!({ "name": s, "description": s, "toolId": s, "category": s })) } }))),
-        "OctocodeToolInfo": envelope(obj(&["name", "toolId", "description", "executable"], json!({
-            "name": s, "toolId": s, "description": s, "category": s, "toolType": s, "executable": b,
-            "inputSchema": { "description": "The tool's arguments as a JSON Schema", "type": "object" },
-            "returnSchema": { "type": "object" }, "whenToUse": s }))),
-        "InitContext": obj(&["success", "system_prompt", "tools_schema", "_meta"], json!({
-            "success": { "const": true }, "system_prompt": s,
-            "tools_schema": { "type": "object", "additionalProperties": { "type": "object" } },
-            "_meta": obj(&["promptCharCount", "toolsCount", "version"], json!({ "promptCharCount": i, "toolsCount": i, "version": s })),
-        })),
-        "SystemPrompt": envelope(obj(&["instructions", "charCount", "version"], json!({ "instructions": s, "charCount": i, "version": s }))),
-        "ToolsMetadata": envelope(obj(&["instructions", "toolCount", "promptCount"], json!({
-            "instructions": s, "toolCount": i, "promptCount": i, "catalogSize": i, "catalogVersion": s }))),
-        "PromptList": envelope(obj(&["prompts", "totalCount", "version"], json!({
-            "prompts": { "type": "array", "items": prompt }, "totalCount": i, "version": s }))),
-        "PromptInfo": envelope(obj(&["name", "description", "arguments", "content", "rendered"], json!({
-            "name": s, "description": s, "arguments": { "type": "array", "items": argument },
-            "content": s, "rendered": { "description": "Whether arguments were filled in", "type": "boolean" } }))),
-    })
-}
-
-/// `ComparisonResponse` (seed 002): the fields every detail level has, and the optional ones.
-fn comparison_response() -> Value {
-    let s = json!({ "type": "string" });
-    let n = json!({ "type": "number" });
-    let i = json!({ "type": "integer" });
-    let strings = json!({ "type": "array", "items": { "type": "string" } });
-    let criterion = json!({ "enum": ["functionality", "usability", "performance", "reliability", "complexity", "documentation"] });
-    let scores = json!({ "type": "object", "description": "criterion -> score in 0..1 (requested criteria only; complexity: higher is simpler)",
-        "additionalProperties": { "type": "number", "minimum": 0, "maximum": 1 } });
-    let tool = obj(
-        &[
-            "tool_id",
-            "tool_name",
-            "overall_score",
-            "dimension_scores",
-            "ranking_score",
-            "relative_ranking",
-        ],
-        json!({ "tool_id": s, "tool_name": s, "overall_score": n, "dimension_scores": scores,
-                "context_relevance": n, "ranking_score": n, "relative_ranking": i,
-                "strengths": strings, "weaknesses": strings, "best_for": strings, "avoid_when": strings,
-                "score_evidence": { "type": "object", "description": "criterion -> {formula, inputs, explanation} (comprehensive)",
-                    "additionalProperties": obj(&["formula", "inputs", "explanation"], json!({
-                        "formula": s, "inputs": { "type": "object", "additionalProperties": n }, "explanation": s })) } }),
-    );
-    let trade_off = obj(
-        &["factor", "description", "affects_tools"],
-        json!({ "factor": s, "description": s, "affects_tools": strings, "choose": s, "over": s,
-                "gains": { "type": "object", "additionalProperties": n },
-                "loses": { "type": "object", "additionalProperties": n } }),
-    );
-    obj(
-        &["success", "comparison", "metadata"],
-        json!({
-            "success": { "const": true },
-            "comparison": obj(&["tools", "summary", "criteria_used"], json!({
-                "tools": { "type": "array", "items": tool },
-                "summary": obj(&["recommended_choice", "reasoning"], json!({
-                    "recommended_choice": s, "reasoning": s,
-                    "use_case_recommendations": { "type": "object", "additionalProperties": { "type": "string" } },
-                    "decision_factors": strings,
-                    "trade_offs": { "type": "array", "items": trade_off } })),
-                "criteria_used": { "type": "array", "items": criterion },
-                "comparison_matrix": { "type": "object", "description": "criterion -> tool id -> score (comprehensive)",
-                    "additionalProperties": { "type": "object", "additionalProperties": n } },
-            })),
-            "metadata": obj(&["detail_level", "criteria_weights", "algorithm_version", "catalog_version", "hints"], json!({
-                "detail_level": { "enum": ["basic", "standard", "comprehensive"] },
-                "comparison_context": s, "context_mode": { "enum": ["hybrid", "keyword"] },
-                "criteria_weights": { "type": "object", "additionalProperties": n },
-                "weight_reasons": strings, "context_share": n,
-                "resolved_names": { "type": "object", "additionalProperties": { "type": "string" } },
-                "measured_tools": strings, "algorithm_version": s, "catalog_version": s,
-                "total_catalog_size": i, "execution_time": n, "timestamp": s, "hints": strings })),
-        }),
-    )
-}
-
 fn build() -> Value {
     let mut paths = Map::new();
     for op in operations() {
@@ -463,6 +331,11 @@ fn build() -> Value {
             .or_insert_with(|| json!({}));
         entry[op.method.to_lowercase()] = op.to_json();
     }
+    let mut components = match schemas() {
+        Value::Object(map) => map,
+        _ => unreachable!("schemas() is an object"),
+    };
+    hoist_defs(&mut components);
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -481,7 +354,7 @@ fn build() -> Value {
         ],
         "paths": paths,
         "components": {
-            "schemas": schemas(),
+            "schemas": components,
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer",
                 "description": "Required on every route but /health when the server has an auth token" } },
         },
@@ -514,16 +387,26 @@ mod tests {
     fn every_reference_resolves_and_embedded_schemas_compile() {
         let doc = document();
         let text = doc.to_string();
+        let mut refs = 0;
         for part in text.split("\"$ref\":\"").skip(1) {
             let target = &part[..part.find('"').unwrap()];
-            if let Some(pointer) = target.strip_prefix('#') {
-                // Component refs resolve in the document; `#/$defs/...` inside an embedded
-                // schema resolves against that schema (its own `$id`).
-                if pointer.starts_with("/components/") {
-                    assert!(doc.pointer(pointer).is_some(), "dangling {target}");
-                }
-            }
+            // Every reference resolves from the document's root: OpenAPI tools do not follow
+            // references relative to an embedded schema's `$id`.
+            let pointer = target
+                .strip_prefix('#')
+                .unwrap_or_else(|| panic!("external {target}"));
+            assert!(
+                pointer.starts_with("/components/"),
+                "not a component: {target}"
+            );
+            assert!(doc.pointer(pointer).is_some(), "dangling {target}");
+            refs += 1;
         }
+        assert!(
+            refs > 10,
+            "the embedded schemas' references are gone: {refs}"
+        );
+        assert!(!text.contains("\"$defs\"") && !text.contains("\"$id\""));
         for name in [
             "SearchRequest",
             "RecommendationRequest",
@@ -532,8 +415,37 @@ mod tests {
             "CatalogValidateRequest",
             "ErrorResponse",
         ] {
-            let schema = &doc["components"]["schemas"][name];
-            crate::schema::Schema::compile(schema).unwrap_or_else(|e| panic!("{name}: {e}"));
+            // Compiled as a reference into the document's components, as a client would.
+            let schema = json!({
+                "$ref": format!("#/components/schemas/{name}"),
+                "components": doc["components"],
+            });
+            crate::schema::Schema::compile(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    #[test]
+    fn hoisted_definitions_keep_validating_like_the_embedded_schemas() {
+        // The document's ErrorResponse must accept a real error body and refuse a broken one,
+        // through the hoisted ErrorDetail.
+        let doc = document();
+        let schema = crate::schema::Schema::compile(&json!({
+            "$ref": "#/components/schemas/ErrorResponse",
+            "components": doc["components"],
+        }))
+        .unwrap();
+        let error = crate::error::Error::ToolNotFound {
+            id: "ripgrp".into(),
+            suggestions: vec!["ripgrep".into()],
+        };
+        let body = json!({ "success": false, "error": error.detail("catalog.get", Some("req-1")) });
+        assert!(
+            schema.violations(&body).is_empty(),
+            "{:?}",
+            schema.violations(&body)
+        );
+        let mut broken = body.clone();
+        broken["error"]["error_code"] = json!(7);
+        assert!(!schema.violations(&broken).is_empty());
     }
 }

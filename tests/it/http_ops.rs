@@ -73,8 +73,8 @@ async fn openapi_documents_exactly_the_routes_that_answer() {
             a.status
         );
     }
-    let error_codes = doc.body["components"]["schemas"]["ErrorResponse"]["$defs"]["ErrorDetail"]
-        ["properties"]["error_code"]["enum"]
+    let error_codes = doc.body["components"]["schemas"]["ErrorDetail"]["properties"]["error_code"]
+        ["enum"]
         .to_string();
     assert!(error_codes.contains("PROMPT_NOT_FOUND"));
 }

@@ -10,6 +10,7 @@ mod compare;
 mod eval;
 mod formats;
 mod http_api;
+mod http_inputs;
 mod http_ops;
 mod http_routes;
 mod recommend;

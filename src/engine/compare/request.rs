@@ -122,11 +122,7 @@ impl ComparisonRequest {
             violations.sort_by(|a, b| a.pointer.cmp(&b.pointer));
             return Err(invalid(violations));
         }
-        let raw: Raw = serde_json::from_value(body.clone()).map_err(|e| {
-            Error::Internal(format!(
-                "comparison request passed the schema but not serde: {e}"
-            ))
-        })?;
+        let raw: Raw = crate::schema::deserialize_accepted(body, "comparison request")?;
         let mut criteria = raw
             .comparison_criteria
             .unwrap_or_else(|| Criterion::ALL.to_vec());

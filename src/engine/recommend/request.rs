@@ -89,11 +89,8 @@ impl RecommendationRequest {
         if !violations.is_empty() {
             return Err(invalid(violations));
         }
-        let mut req: RecommendationRequest = serde_json::from_value(body.clone()).map_err(|e| {
-            Error::Internal(format!(
-                "recommendation request passed the schema but not serde: {e}"
-            ))
-        })?;
+        let mut req: RecommendationRequest =
+            crate::schema::deserialize_accepted(body, "recommendation request")?;
         req.task_description = req.task_description.trim().to_string();
         req.context = req
             .context
