@@ -3,10 +3,14 @@
 
 CARGO ?= cargo
 
-.PHONY: run test models build lint fmt bench
+.PHONY: run test models api-fuzzer build lint fmt bench
 
 models:
 	scripts/fetch-models
+
+# schemathesis, for the integration test that fuzzes the server through its OpenAPI document.
+api-fuzzer:
+	scripts/fetch-schemathesis
 
 build:
 	$(CARGO) build --release
@@ -18,7 +22,7 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
 
-test: models lint
+test: models api-fuzzer lint
 	$(CARGO) test --locked
 	# The binary `cargo test` just built for the integration tests; `cargo run` would rebuild
 	# the dependency graph without dev-dependency features, for minutes, to the same effect.

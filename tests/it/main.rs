@@ -3,6 +3,7 @@
 mod client;
 mod common;
 
+mod api_fuzz;
 mod candidates;
 mod catalog_expectations;
 mod catalog_validate;
