@@ -37,7 +37,7 @@ pub struct Passage {
 pub enum PassageKind {
     /// "<name words>: <description>": the tool's main statement.
     Summary,
-    /// Keywords and tags as a phrase list.
+    /// One search phrase of several words, or the one-word keywords as a list.
     Keywords,
     /// A chunk of the when-to-use guidance (long guidance is split into sentence groups).
     Guidance,
@@ -100,12 +100,7 @@ impl ToolDocument {
             kind: PassageKind::Summary,
             text: format!("{display}: {}", tool.description),
         }];
-        if !keywords.is_empty() {
-            passages.push(Passage {
-                kind: PassageKind::Keywords,
-                text: format!("{display}: {}", tool.search_keywords.join(", ")),
-            });
-        }
+        passages.extend(keyword_passages(&display, &tool.search_keywords));
         passages.extend(
             chunk_sentences(&tool.when_to_use, GUIDANCE_CHUNK_WORDS)
                 .into_iter()
@@ -130,6 +125,36 @@ impl ToolDocument {
             passages,
         }
     }
+}
+
+/// The keyword passages: each phrase of two words or more on its own, the one-word keywords
+/// together as "<name>: a, b, c". A catalog's search phrases are written as users ask ("where
+/// is this defined"), and a short query lands close to its own phrase but not to the mean of
+/// ten. Measured on the shipped catalog, its 306 example use cases held out as queries (example
+/// passages left out), semantic ranking only: NDCG@5 48.3 with all keywords in one passage, 54.9
+/// with a passage a phrase (R@1 32.7 -> 39.9); the name in front of each phrase lost half of
+/// that. A single word is a poor target for a sentence model and BM25 matches it exactly, so
+/// one-word keywords keep one passage.
+fn keyword_passages(display: &str, keywords: &[String]) -> Vec<Passage> {
+    let (phrases, words): (Vec<&String>, Vec<&String>) = keywords
+        .iter()
+        .filter(|k| !k.trim().is_empty())
+        .partition(|k| k.split_whitespace().count() >= 2);
+    let mut out: Vec<Passage> = phrases
+        .into_iter()
+        .map(|k| Passage {
+            kind: PassageKind::Keywords,
+            text: k.trim().to_string(),
+        })
+        .collect();
+    if !words.is_empty() {
+        let list: Vec<&str> = words.iter().map(|w| w.trim()).collect();
+        out.push(Passage {
+            kind: PassageKind::Keywords,
+            text: format!("{display}: {}", list.join(", ")),
+        });
+    }
+    out
 }
 
 /// Guidance is embedded in chunks of about this many words: the model truncates long inputs
@@ -240,6 +265,37 @@ mod tests {
             ["review", "requested"]
         );
         assert!(split_identifier("--").is_empty());
+    }
+
+    #[test]
+    fn keyword_phrases_are_passages_of_their_own_and_single_words_share_one() {
+        let kw = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let texts = |p: Vec<Passage>| {
+            assert!(p.iter().all(|p| p.kind == PassageKind::Keywords));
+            p.into_iter().map(|p| p.text).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            texts(keyword_passages(
+                "lsp goto definition",
+                &kw(&[
+                    "go to definition",
+                    "lsp",
+                    " where is this defined ",
+                    "",
+                    "navigate"
+                ])
+            )),
+            [
+                "go to definition",
+                "where is this defined",
+                "lsp goto definition: lsp, navigate"
+            ]
+        );
+        assert_eq!(
+            texts(keyword_passages("x", &kw(&["grep", "regex"]))),
+            ["x: grep, regex"]
+        );
+        assert!(keyword_passages("x", &[]).is_empty());
     }
 
     #[test]

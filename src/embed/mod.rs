@@ -20,6 +20,12 @@ pub trait Embedder: Send + Sync {
     /// One vector per text, in the order given, each with L2 norm 1 (an empty slice gives an
     /// empty result).
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, crate::error::Error>;
+    /// Whether `word` (lowercase) is a whole word of the model's vocabulary. A sentence
+    /// model's vocabulary is a dictionary of real words ("book", "paris"), which misspellings
+    /// ("serch", "repositry") are not: query suggestions correct only the latter.
+    fn knows_word(&self, _word: &str) -> bool {
+        false
+    }
 }
 
 /// The files a semantic-search setup needs, relative to the models directory.

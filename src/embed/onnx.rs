@@ -188,6 +188,10 @@ impl Embedder for OnnxEmbedder {
         self.precision.model_id()
     }
 
+    fn knows_word(&self, word: &str) -> bool {
+        self.tokenizer.token_to_id(word).is_some()
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error> {
         // Chunks are formed by token count: sorting by byte length instead left a quarter of
         // the shipped catalog's computed positions to padding, sorting by tokens 7%. The sort

@@ -29,8 +29,8 @@ fn core(word: &str) -> &str {
 
 impl Engine {
     /// The words of `query` the catalog does not have (none of their analysed terms is in the
-    /// keyword index), each with its spelling correction if one is close enough. Stop words
-    /// are never unknown. Empty when every word is known, the common case, which costs one
+    /// keyword index), each with its spelling correction if one is close enough and the word
+    /// is not a real word of the model's vocabulary. Stop words are never unknown. Empty when every word is known, the common case, which costs one
     /// term lookup per word.
     pub(super) fn unknown_words<'q>(&self, query: &'q str) -> Vec<UnknownWord<'q>> {
         let snap = self.snapshot();
@@ -40,9 +40,22 @@ impl Engine {
                 let terms = analyze(w);
                 !terms.is_empty() && terms.iter().all(|t| !snap.keyword.contains_term(t))
             })
-            .map(|word| UnknownWord {
-                word,
-                correction: snap.vocabulary.correct(core(word)).map(str::to_string),
+            .map(|word| {
+                let core = core(word);
+                // A real word the catalog lacks ("book" in "book a flight") is not a typo of
+                // a catalog word ("look"): the model's vocabulary tells them apart.
+                let real = snap
+                    .semantic
+                    .as_ref()
+                    .is_some_and(|s| s.embedder.knows_word(&core.to_lowercase()));
+                UnknownWord {
+                    word,
+                    correction: if real {
+                        None
+                    } else {
+                        snap.vocabulary.correct(core).map(str::to_string)
+                    },
+                }
             })
             .collect()
     }
@@ -108,9 +121,9 @@ impl Engine {
 
         // Words the catalog has never seen make a query weaker, not stronger: a misspelt
         // catalog word is corrected, and without the words nothing corrects the query is
-        // broader. Broader only while it keeps at least half of the query's content terms:
-        // "translate text to french" without "translate" and "french" is "text to", another
-        // request, not a broader one.
+        // broader. Broader only while it keeps most of the query's content terms: "translate
+        // text to french" without "translate" and "french" is "text to", and "schedule a
+        // meeting" without "meeting" is "schedule a": other requests, not broader ones.
         let words: Vec<&str> = req.query.split_whitespace().collect();
         let unknown = self.unknown_words(&req.query);
         if !unknown.is_empty() {
@@ -139,7 +152,7 @@ impl Engine {
                 .collect();
             let kept = kept.join(" ");
             let (kept_terms, all_terms) = (analyze(&kept).len(), analyze(&req.query).len());
-            if kept_terms > 0 && 2 * kept_terms >= all_terms && kept != corrected.join(" ") {
+            if 2 * kept_terms > all_terms && kept != corrected.join(" ") {
                 push(kept, &mut out);
             }
         }

@@ -7,9 +7,11 @@ use super::names::char_mask;
 use crate::catalog::{split_identifier, ToolDocument};
 use std::collections::HashMap;
 
-/// Words shorter than this are never corrected: at three letters almost every string is one
-/// edit from some catalog word, so a "correction" would be a guess.
+/// Query words shorter than this are never corrected: at three letters almost every string
+/// is one edit from some catalog word, so a "correction" would be a guess.
 const MIN_WORD: usize = 4;
+/// Catalog words from this length are corrections ("gett" -> "get").
+const MIN_CORRECTION: usize = 3;
 /// Longer words are not catalog vocabulary worth suggesting (hashes, run-together text).
 const MAX_WORD: usize = 24;
 
@@ -53,7 +55,7 @@ impl Vocabulary {
                 .iter()
                 .flat_map(|f| split_identifier(f))
                 .filter(|w| {
-                    (MIN_WORD..=MAX_WORD).contains(&w.chars().count())
+                    (MIN_CORRECTION..=MAX_WORD).contains(&w.chars().count())
                         && w.chars().all(|c| c.is_alphabetic())
                 })
                 .collect();
@@ -222,6 +224,12 @@ mod tests {
         assert_eq!(v.correct("SEARCH"), None);
         // Three letters: too short to guess.
         assert_eq!(v.correct("rad"), None);
+        // A three-letter catalog word is a correction, a three-letter query word is not.
+        assert_eq!(v.correct("reeds"), Some("reads"));
+        let v3 = Vocabulary::build(&[doc(0, "get the pod")]);
+        assert_eq!(v3.correct("gett"), Some("get"));
+        assert_eq!(v3.correct("gt"), None);
+        assert_eq!(v3.correct("pdo"), None);
         // Six letters allow one edit only: "french" is two from "branch".
         assert_eq!(v.correct("french"), None);
         assert_eq!(v.correct("translate"), None);

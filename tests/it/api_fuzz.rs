@@ -33,9 +33,14 @@ fn schemathesis_finds_no_failure_in_the_served_document() {
             "--exclude-checks",
             "positive_data_acceptance",
         ])
-        // A fixed seed and example count: the same requests every run, ~1,200 of them.
-        .args(["--seed", "1", "--max-examples", "25", "--workers", "2"])
-        .args(["--request-timeout", "10", "--warnings", "off"])
+        // A fixed seed and example count: the same requests every run, ~1,200 of them. One
+        // worker: with two threads, schemathesis 4.32.5 on CPython 3.11 itself failed now and
+        // then on a loaded machine (a SystemError in `ast` while generating, not a finding).
+        .args(["--seed", "1", "--max-examples", "25", "--workers", "1"])
+        // On a loaded CI machine, generation can be slow and a request wait: hypothesis'
+        // "too slow" health check and a tight timeout would fail the run for the machine's sake.
+        .args(["--suppress-health-check", "all", "--request-timeout", "30"])
+        .args(["--warnings", "off"])
         .current_dir(scratch.path())
         .env("NO_COLOR", "1")
         .output()

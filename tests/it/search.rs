@@ -135,12 +135,27 @@ fn misspelt_words_get_a_corrected_query() {
         ["search french code".to_string(), "search code".to_string()]
     );
     // ...but not when what is left is another request: "text to" is not a broader
-    // "translate text to french".
-    let r = search(json!({ "query": "translate text to french" }));
-    assert!(
-        !r.query_suggestions.iter().any(|s| s == "text to"),
-        "{:?}",
-        r.query_suggestions
+    // "translate text to french", nor "schedule a" a broader "schedule a meeting".
+    for (query, not) in [
+        ("translate text to french", "text to"),
+        ("schedule a meeting", "schedule a"),
+    ] {
+        let r = search(json!({ "query": query }));
+        assert!(
+            !r.query_suggestions.iter().any(|s| s == not),
+            "{query:?}: {:?}",
+            r.query_suggestions
+        );
+    }
+    // Real words the catalog lacks are not misspellings of catalog words: no "look a flight
+    // to parts" for "book a flight to paris".
+    let r = search(json!({ "query": "book a flight to paris" }));
+    assert!(r.query_suggestions.is_empty(), "{:?}", r.query_suggestions);
+    // A three-letter catalog word is a correction.
+    let r = search(json!({ "query": "kubectl gett pods" }));
+    assert_eq!(
+        r.query_suggestions.first().map(String::as_str),
+        Some("kubectl get pods")
     );
 }
 
@@ -154,9 +169,9 @@ fn weak_hint(r: &SearchResponse) -> &str {
 
 #[test]
 fn weak_results_say_so_and_why() {
-    // The catalog has no translation tool: the closest hits are shown as low confidence,
-    // and the response says every match is weak and which words no tool mentions.
-    let r = search(json!({ "query": "translate text to french" }));
+    // The catalog has no weather tool: the closest hits are shown as low confidence, and the
+    // response says every match is weak and which words no tool mentions.
+    let r = search(json!({ "query": "check the weather forecast" }));
     assert!(!r.results.is_empty());
     assert!(r
         .results
@@ -168,16 +183,22 @@ fn weak_results_say_so_and_why() {
         "{hint}"
     );
     assert!(
-        hint.contains(r#"no tool mentions "translate", "french""#),
+        hint.contains(r#"no tool mentions "weather", "forecast""#),
         "{hint}"
     );
 
-    // A misspelt tool name: the hint points at the correction instead.
-    let r = search(json!({ "query": "ripgrp" }));
-    let hint = weak_hint(&r);
-    assert!(hint.contains(r#""ripgrp" may be "ripgrep""#), "{hint}");
+    // Misspelt, and nothing shown: the hint names the corrections after `no_good_match`.
+    let r = search(json!({ "query": "chek the wether" }));
+    assert!(r.results.is_empty() && r.metadata.no_good_match.is_some());
+    assert!(
+        r.metadata.hints.iter().any(
+            |h| h.starts_with("no tool matched well") && h.contains(r#""chek" may be "check""#)
+        ),
+        "{:?}",
+        r.metadata.hints
+    );
 
-    // Nothing shown at all: the same reasons, after `no_good_match`.
+    // Nothing shown, nothing to correct: the words no tool mentions.
     let r = search(json!({ "query": "xyzzy plugh" }));
     assert!(r.results.is_empty() && r.metadata.no_good_match.is_some());
     assert!(
