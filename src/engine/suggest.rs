@@ -30,8 +30,8 @@ fn core(word: &str) -> &str {
 impl Engine {
     /// The words of `query` the catalog does not have (none of their analysed terms is in the
     /// keyword index), each with its spelling correction if one is close enough and the word
-    /// is not a real word of the model's vocabulary. Stop words are never unknown. Empty when every word is known, the common case, which costs one
-    /// term lookup per word.
+    /// is not a real word of the model's vocabulary. Stop words are never unknown. Empty when
+    /// every word is known, the common case, which costs one term lookup per word.
     pub(super) fn unknown_words<'q>(&self, query: &'q str) -> Vec<UnknownWord<'q>> {
         let snap = self.snapshot();
         query

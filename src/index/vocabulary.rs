@@ -95,9 +95,10 @@ impl Vocabulary {
     }
 
     /// The catalog word closest to `word` (lowercased): one edit away for words of up to six
-    /// letters, two for longer ones, where swapping two neighbouring letters is one edit. Closest first, then the word more tools use, then
-    /// alphabetical. None for short words, words with digits or symbols, words the catalog
-    /// has as they are, and words nothing is close to.
+    /// letters, two for longer ones, where swapping two neighbouring letters is one edit.
+    /// Closest first, then the word more tools use, then alphabetical. None for short words,
+    /// words with digits or symbols, words the catalog has as they are, and words nothing is
+    /// close to.
     pub fn correct(&self, word: &str) -> Option<&str> {
         let w: Vec<char> = word.to_lowercase().chars().collect();
         if w.len() < MIN_WORD || w.len() > MAX_WORD || !w.iter().all(|c| c.is_alphabetic()) {
