@@ -306,15 +306,20 @@ impl Engine {
                 tools.len()
             ));
         }
+        // Words the catalog lacks, for the hints below and the suggestions.
+        let unknown = self.unknown_words(&req.query);
         // Nothing shown, or every hit weak: say so, and why when the query's own words are
         // the reason (`words_hint`).
         match shown.first() {
             Some(best) if !best.details.exact_match && best.score < crate::rank::MEDIUM_SCORE => {
                 let lead = format!("every match is weak (best score {:.2})", best.score);
-                hints.push(self.words_hint(&req.query, lead));
+                hints.push(Engine::words_hint(&unknown, lead));
             }
             None if allowed_count > 0 => {
-                hints.push(self.words_hint(&req.query, "no tool matched well".to_string()));
+                hints.push(Engine::words_hint(
+                    &unknown,
+                    "no tool matched well".to_string(),
+                ));
             }
             _ => {}
         }
@@ -322,7 +327,7 @@ impl Engine {
             hints.push(format!("{below_threshold} weaker matches scored below the similarity threshold {threshold:.2} and are not shown"));
         }
         let query_suggestions = if self.config.enable_query_suggestions {
-            self.suggestions(req, exact, &ranked, results.len())
+            self.suggestions(req, &unknown, exact, &ranked, results.len())
         } else {
             Vec::new()
         };

@@ -60,10 +60,10 @@ impl Engine {
             .collect()
     }
 
-    /// `lead`, then why the query's own words may be the reason: a misspelling (whose
-    /// correction `query_suggestions` carries), or words no tool mentions.
-    pub(super) fn words_hint(&self, query: &str, lead: String) -> String {
-        let unknown = self.unknown_words(query);
+    /// `lead`, then why the query's own words (`unknown`, from [`Engine::unknown_words`]) may
+    /// be the reason: a misspelling (whose correction `query_suggestions` carries), or words no
+    /// tool mentions.
+    pub(super) fn words_hint(unknown: &[UnknownWord<'_>], lead: String) -> String {
         let quoted = |w: &str| format!("\"{w}\"");
         let misspelt: Vec<String> = unknown
             .iter()
@@ -95,6 +95,7 @@ impl Engine {
     pub(super) fn suggestions(
         &self,
         req: &SearchRequest,
+        unknown: &[UnknownWord<'_>],
         exact: Option<u32>,
         ranked: &[Ranked],
         shown: usize,
@@ -125,7 +126,6 @@ impl Engine {
         // text to french" without "translate" and "french" is "text to", and "schedule a
         // meeting" without "meeting" is "schedule a": other requests, not broader ones.
         let words: Vec<&str> = req.query.split_whitespace().collect();
-        let unknown = self.unknown_words(&req.query);
         if !unknown.is_empty() {
             let corrected: Vec<String> = words
                 .iter()

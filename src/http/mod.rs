@@ -47,7 +47,7 @@ pub struct AppState {
     pub load: Arc<LoadReport>,
     logs: Arc<RequestLog>,
     /// `GET /openapi.json`'s body, made on first request (it lists this catalog's categories).
-    openapi: Arc<std::sync::OnceLock<Arc<str>>>,
+    openapi: Arc<std::sync::OnceLock<axum::body::Bytes>>,
 }
 
 impl AppState {

@@ -49,13 +49,14 @@ pub(crate) fn document_for(catalog: &Catalog) -> Value {
 
 /// Serves the document of this server's catalog, serialised once.
 pub(crate) async fn openapi(State(state): State<AppState>) -> impl axum::response::IntoResponse {
-    let text = state
+    // Bytes: each response shares the one serialisation instead of copying it.
+    let body = state
         .openapi
         .get_or_init(|| document_for(&state.catalog).to_string().into())
         .clone();
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        text.to_string(),
+        body,
     )
 }
 
