@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run test models api-fuzzer build lint fmt bench
+.PHONY: run test models api-fuzzer tools build lint fmt bench
 
 models:
 	scripts/fetch-models
@@ -12,17 +12,23 @@ models:
 api-fuzzer:
 	scripts/fetch-schemathesis
 
+# What the executed tools use: a TypeScript language server for the LSP tools, and ripgrep,
+# which the tests compare localSearchCode against.
+tools:
+	scripts/fetch-language-servers
+	scripts/fetch-ripgrep
+
 build:
 	$(CARGO) build --release
 
-run: models build
+run: models tools build
 	./target/release/toolscout serve
 
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
 
-test: models api-fuzzer lint
+test: models api-fuzzer tools lint
 	$(CARGO) test --locked
 	# The binary `cargo test` just built for the integration tests; `cargo run` would rebuild
 	# the dependency graph without dev-dependency features, for minutes, to the same effect.

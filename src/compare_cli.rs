@@ -1,7 +1,7 @@
 //! `toolscout compare <tool> <tool>...`: the CLI door to `Engine::compare`; it builds the same
 //! JSON body as `POST /compare`, so errors read the same through both.
 
-use crate::{build_engine, emit, load_embedder, OutputFormat};
+use crate::{build_engine, emit, load_embedder, print_error, OutputFormat};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,23 +51,6 @@ impl CompareDetailArg {
             CompareDetailArg::Standard => "standard",
             CompareDetailArg::Comprehensive => "comprehensive",
         }
-    }
-}
-
-fn print_error(e: &toolscout::Error) {
-    eprintln!("error: {e}");
-    if let toolscout::Error::Validation { violations, .. } = e {
-        for v in violations {
-            let at = if v.pointer.is_empty() {
-                "(root)"
-            } else {
-                &v.pointer
-            };
-            eprintln!("  {at}: {}", v.message);
-        }
-    }
-    for s in e.recovery_suggestions() {
-        eprintln!("  hint: {s}");
     }
 }
 

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+mod exec;
+pub use exec::ExecConfig;
+
 pub const DEFAULT_ADDR: &str = "127.0.0.1:1987";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Tokens shorter than this are guessable; refused.
@@ -38,6 +41,8 @@ pub struct Config {
     pub cors_origins: Vec<String>,
     /// Search behaviour (`[search]` in the file): seed 002's `SearchConfiguration`.
     pub search: SearchConfig,
+    /// Tool execution (`[tools]` in the file): sandbox roots, GitHub, registries, LSP.
+    pub exec: ExecConfig,
     /// The configuration file that was read, if any.
     pub config_file: Option<PathBuf>,
     /// Where each value came from: `default`, `file`, `env NAME`, `flag --name`.
@@ -74,6 +79,8 @@ struct FileConfig {
     cors_origins: Option<Vec<String>>,
     #[serde(default)]
     search: Option<SearchConfig>,
+    #[serde(default)]
+    tools: Option<exec::ToolsFile>,
 }
 
 /// Seed 002's `SearchConfiguration`: the knobs of ranking and caching.
@@ -173,7 +180,10 @@ impl Config {
     pub fn load(flags: &Overrides) -> Result<Config> {
         // HOME only locates the default log and cache directories.
         let env: BTreeMap<String, String> = std::env::vars()
-            .filter(|(k, _)| k.starts_with("TOOLSCOUT_") || k == "HOME")
+            .filter(|(k, _)| {
+                k.starts_with("TOOLSCOUT_")
+                    || ["HOME", "GH_TOKEN", "GITHUB_TOKEN"].contains(&k.as_str())
+            })
             .collect();
         Config::from_sources(flags, &env, Path::new("."))
     }
@@ -331,6 +341,8 @@ impl Config {
         }
         let search = file.search.unwrap_or_default();
         search.check()?;
+        let exec =
+            ExecConfig::from_sources(file.tools.unwrap_or_default(), env, cwd, &mut sources)?;
         sources.insert(
             "search",
             if search == SearchConfig::default() {
@@ -341,6 +353,7 @@ impl Config {
         );
         Ok(Config {
             search,
+            exec,
             addr,
             catalog_dir: PathBuf::from(catalog_dir),
             models_dir: PathBuf::from(models_dir),
@@ -353,6 +366,45 @@ impl Config {
             config_file,
             sources,
         })
+    }
+
+    /// The `[tools]` table of `to_toml`.
+    fn exec_toml(&self, q: &dyn Fn(&str) -> String) -> String {
+        let e = &self.exec;
+        let source = |key: &str| {
+            self.sources
+                .get(key)
+                .map_or("default", |s| s.as_str())
+                .to_string()
+        };
+        let line = |key: &str, value: String| format!("{key} = {value}  # {}\n", source(key));
+        let allowed: Vec<String> = e
+            .allowed_paths
+            .iter()
+            .map(|p| q(&p.to_string_lossy()))
+            .collect();
+        let mut out = String::from("\n[tools]\n");
+        out.push_str(&line(
+            "workspace_root",
+            q(&e.workspace_root.to_string_lossy()),
+        ));
+        out.push_str(&line("allowed_paths", format!("[{}]", allowed.join(", "))));
+        out.push_str(&line("github_api_url", q(&e.github_api_url)));
+        out.push_str(&line("output_chars", e.output_chars.to_string()));
+        for (key, value) in [("npm_registry", &e.npm_registry), ("pypi_url", &e.pypi_url)] {
+            out.push_str(&match value {
+                Some(url) => line(key, q(url)),
+                None => format!(
+                    "# {key} not set: asked of the machine's own client when first needed\n"
+                ),
+            });
+        }
+        out.push_str(if e.github_token.is_some() {
+            "# a GitHub token is set\n"
+        } else {
+            "# no GitHub token (TOOLSCOUT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN)\n"
+        });
+        out
     }
 
     /// The configuration as TOML, each value annotated with its source; the token is masked.
@@ -384,6 +436,7 @@ impl Config {
             Some(_) => line("auth_token", q("********")),
             None => out.push_str("# auth_token not set (only loopback binds are allowed)\n"),
         }
+        out.push_str(&self.exec_toml(&q));
         out.push_str(&format!(
             "\n[search]  # {}\n",
             self.sources.get("search").map_or("default", |s| s)

@@ -27,6 +27,12 @@ pub enum Error {
         id: String,
         suggestions: Vec<String>,
     },
+    #[error("'{name}' is not a tool toolscout runs{}", suggest(.suggestions))]
+    ToolNotRunnable {
+        name: String,
+        suggestions: Vec<String>,
+        runnable: Vec<String>,
+    },
     #[error("the catalog at {} is invalid: {errors} error(s) in {files} file(s)", .dir.display())]
     CatalogInvalid {
         dir: PathBuf,
@@ -115,6 +121,7 @@ impl Error {
         match self {
             Error::Validation { .. } => "VALIDATION_FAILED",
             Error::ToolNotFound { .. } => "TOOL_NOT_FOUND",
+            Error::ToolNotRunnable { .. } => "TOOL_NOT_RUNNABLE",
             Error::PromptNotFound { .. } => "PROMPT_NOT_FOUND",
             Error::CatalogInvalid { .. } => "CATALOG_INVALID",
             Error::Io { .. } => "IO_ERROR",
@@ -135,6 +142,7 @@ impl Error {
         match self {
             Error::Validation { .. } => 400,
             Error::ToolNotFound { .. }
+            | Error::ToolNotRunnable { .. }
             | Error::PromptNotFound { .. }
             | Error::RouteNotFound { .. } => 404,
             Error::MethodNotAllowed { .. } => 405,
@@ -156,6 +164,7 @@ impl Error {
             | Error::MethodNotAllowed { .. }
             | Error::Config(_) => ErrorType::ValidationError,
             Error::ToolNotFound { .. }
+            | Error::ToolNotRunnable { .. }
             | Error::PromptNotFound { .. }
             | Error::RouteNotFound { .. } => ErrorType::NotFoundError,
             Error::Unauthorized => ErrorType::PermissionError,
@@ -182,6 +191,15 @@ impl Error {
                     .map(|id| format!("Try the tool id '{id}'"))
                     .collect();
                 out.push("GET /catalog/tools lists every tool id".into());
+                out
+            }
+            Error::ToolNotRunnable { suggestions, .. } => {
+                let mut out: Vec<String> = suggestions
+                    .iter()
+                    .map(|name| format!("Try the tool '{name}'"))
+                    .collect();
+                out.push("GET /tools/list lists the tools toolscout runs".into());
+                out.push("POST /search finds a tool for a task; catalog-only tools are run by their own programs".into());
                 out
             }
             Error::PromptNotFound { suggestions, .. } => {
@@ -244,6 +262,11 @@ impl Error {
             Error::ToolNotFound { id, suggestions } => {
                 json!({ "tool_id": id, "suggestions": suggestions })
             }
+            Error::ToolNotRunnable {
+                name,
+                suggestions,
+                runnable,
+            } => json!({ "tool": name, "suggestions": suggestions, "runnable_tools": runnable }),
             Error::PromptNotFound {
                 name,
                 suggestions,
@@ -297,6 +320,11 @@ mod tests {
             Error::ToolNotFound {
                 id: "x".into(),
                 suggestions: vec![],
+            },
+            Error::ToolNotRunnable {
+                name: "x".into(),
+                suggestions: vec![],
+                runnable: vec![],
             },
             Error::PromptNotFound {
                 name: "x".into(),

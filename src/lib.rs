@@ -12,7 +12,8 @@
 //! - [`schema`]: JSON Schema validation with "expected X, found Y" violations.
 //! - [`catalog`]: tool metadata files, their validation and the immutable `Catalog`.
 //! - [`embed`]: the sentence-embedding model (files and, later, the ONNX embedder).
-//! - [`exec`]: the builtin research tools.
+//! - [`exec`]: the 13 research tools toolscout runs (local files, LSP, GitHub, packages):
+//!   per-query validation, sandbox, timeouts, retries, circuit breakers, secret redaction.
 //! - [`prompts`]: the research-workflow prompts and the system prompt.
 //! - [`http`]: the axum transport; `http::app()` is the whole server.
 

@@ -2,6 +2,7 @@
 //! library (server, catalog validation). The only place that uses `anyhow` and decides exit
 //! codes: 0 success, 1 invalid input (an invalid catalog), 2 usage or I/O error.
 
+mod call_cli;
 mod compare_cli;
 mod recommend_cli;
 
@@ -58,6 +59,8 @@ enum Command {
     Eval(EvalArgs),
     /// Compare 2 to 10 tools on evidence from the catalog, for a stated situation
     Compare(compare_cli::CompareArgs),
+    /// Run one of the 13 research tools on 1 to 5 queries and print the JSON result
+    Call(call_cli::CallArgs),
 }
 
 #[derive(Args)]
@@ -297,6 +300,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let config = Config::load(&flags)?;
             compare_cli::compare(&config, args)
         }
+        Command::Call(args) => {
+            let config = Config::load(&flags)?;
+            call_cli::call(&config, args)
+        }
     }
 }
 
@@ -357,6 +364,24 @@ fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
     };
     emit(&toolscout::format::render_search(&response, presentation)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints an error with every violation's pointer and the recovery suggestions.
+pub(crate) fn print_error(e: &toolscout::Error) {
+    eprintln!("error: {e}");
+    if let toolscout::Error::Validation { violations, .. } = e {
+        for v in violations {
+            let at = if v.pointer.is_empty() {
+                "(root)"
+            } else {
+                &v.pointer
+            };
+            eprintln!("  {at}: {}", v.message);
+        }
+    }
+    for s in e.recovery_suggestions() {
+        eprintln!("  hint: {s}");
+    }
 }
 
 /// Prints an engine error with its recovery suggestions; exit code 1.
@@ -499,7 +524,7 @@ fn serve(config: Config) -> anyhow::Result<ExitCode> {
             format!("cannot listen on {addr} (is another server using the port? try --addr)")
         })?;
         let local = listener.local_addr()?;
-        let state = AppState::new(config, engine, load);
+        let state = AppState::new(config, engine, load)?;
         tracing::info!(
             addr = %local,
             tools = state.catalog.len(),

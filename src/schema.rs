@@ -23,7 +23,8 @@ pub fn deserialize_accepted<T: serde::de::DeserializeOwned>(
     })
 }
 
-fn integral_floats_as_integers(v: &mut Value) {
+/// Rewrites numbers such as `3.0` as integers, in place (JSON Schema's notion of integer).
+pub(crate) fn integral_floats_as_integers(v: &mut Value) {
     match v {
         Value::Number(n) if n.is_f64() => {
             let f = n.as_f64().unwrap_or(f64::NAN);

@@ -6,7 +6,7 @@ mod checks;
 mod document;
 mod record;
 mod report;
-mod suggest;
+pub(crate) mod suggest;
 mod validate;
 
 pub use document::{split_identifier, Passage, PassageKind, ToolDocument};

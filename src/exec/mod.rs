@@ -1,6 +1,32 @@
-//! Tool execution. For now: the registry of builtin executors that catalog entries may bind to
-//! with `execution: {kind: "builtin", name}`; the executors themselves arrive with the
-//! tool-execution work.
+//! Tool execution: the 13 research tools toolscout runs itself. `Executor::call` takes a
+//! tool name and a body of 1 to 5 queries, validates each query against the tool's input
+//! schema from the catalog (compiled once), runs the queries in parallel under the tool
+//! family's timeout, retry policy and circuit breaker, redacts secrets from everything that
+//! comes back, and reports each query as results, empty or an error with hints.
+//!
+//! Families: `local` (files under the sandbox), `lsp` (language servers), `github` (REST API,
+//! configurable base URL), `package` (npm and PyPI). Each family module exposes one `run`
+//! over already-validated queries; this module owns everything they share.
+
+mod call;
+pub(crate) mod github;
+pub(crate) mod local;
+pub(crate) mod lsp;
+pub(crate) mod outcome;
+pub(crate) mod package;
+pub(crate) mod page;
+pub(crate) mod redact;
+mod resilience;
+pub(crate) mod sandbox;
+
+pub use call::{CallResult, Executor, QueryResult, MAX_QUERIES};
+pub use outcome::{Failure, Outcome, QueryError, Status};
+pub use resilience::{CircuitSpec, Policy};
+
+use crate::config::ExecConfig;
+use sandbox::Sandbox;
+use serde_json::{Map, Value};
+use std::time::Duration;
 
 /// The 13 research tools toolscout executes natively, by their public names.
 pub const BUILTIN_TOOLS: [&str; 13] = [
@@ -22,4 +48,168 @@ pub const BUILTIN_TOOLS: [&str; 13] = [
 /// Whether `name` is a builtin executor.
 pub fn is_builtin(name: &str) -> bool {
     BUILTIN_TOOLS.contains(&name)
+}
+
+/// One of the 13 tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tool {
+    GithubSearchCode,
+    GithubGetFileContent,
+    GithubViewRepoStructure,
+    GithubSearchRepositories,
+    GithubSearchPullRequests,
+    PackageSearch,
+    LocalSearchCode,
+    LocalGetFileContent,
+    LocalFindFiles,
+    LocalViewStructure,
+    LspGotoDefinition,
+    LspFindReferences,
+    LspCallHierarchy,
+}
+
+/// Tools that share a transport, a resilience policy and a module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Github,
+    Local,
+    Lsp,
+    Package,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 13] = [
+        Tool::GithubSearchCode,
+        Tool::GithubGetFileContent,
+        Tool::GithubViewRepoStructure,
+        Tool::GithubSearchRepositories,
+        Tool::GithubSearchPullRequests,
+        Tool::PackageSearch,
+        Tool::LocalSearchCode,
+        Tool::LocalGetFileContent,
+        Tool::LocalFindFiles,
+        Tool::LocalViewStructure,
+        Tool::LspGotoDefinition,
+        Tool::LspFindReferences,
+        Tool::LspCallHierarchy,
+    ];
+
+    pub fn name(self) -> &'static str {
+        BUILTIN_TOOLS[self as usize]
+    }
+
+    pub fn from_name(name: &str) -> Option<Tool> {
+        BUILTIN_TOOLS
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| Tool::ALL[i])
+    }
+
+    pub fn family(self) -> Family {
+        use Tool::*;
+        match self {
+            GithubSearchCode
+            | GithubGetFileContent
+            | GithubViewRepoStructure
+            | GithubSearchRepositories
+            | GithubSearchPullRequests => Family::Github,
+            PackageSearch => Family::Package,
+            LocalSearchCode | LocalGetFileContent | LocalFindFiles | LocalViewStructure => {
+                Family::Local
+            }
+            LspGotoDefinition | LspFindReferences | LspCallHierarchy => Family::Lsp,
+        }
+    }
+
+    /// The circuit breaker the tool reports to (octocode's grouping).
+    pub fn circuit(self) -> &'static str {
+        use Tool::*;
+        match self {
+            GithubSearchCode | GithubSearchRepositories => "github:search",
+            GithubSearchPullRequests => "github:pulls",
+            GithubGetFileContent | GithubViewRepoStructure => "github:content",
+            LspGotoDefinition | LspFindReferences => "lsp:navigation",
+            LspCallHierarchy => "lsp:hierarchy",
+            LocalSearchCode | LocalGetFileContent | LocalFindFiles | LocalViewStructure => "local",
+            PackageSearch => "package",
+        }
+    }
+}
+
+/// What the tools share: settings, the sandbox, one HTTP client, the language servers.
+pub struct Context {
+    pub config: ExecConfig,
+    pub sandbox: Sandbox,
+    pub http: reqwest::Client,
+    pub lsp: lsp::Servers,
+    pub registries: package::Registries,
+}
+
+/// Per-request HTTP timeout; the family policy's timeout bounds the whole query anyway.
+const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Context {
+    pub fn new(config: ExecConfig) -> Context {
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("toolscout/", env!("CARGO_PKG_VERSION")))
+            .timeout(HTTP_TIMEOUT)
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default();
+        Context {
+            sandbox: Sandbox::new(&config),
+            lsp: lsp::Servers::new(&config),
+            registries: package::Registries::new(&config),
+            config,
+            http,
+        }
+    }
+}
+
+/// Runs one validated query of `tool`.
+async fn dispatch(
+    ctx: &Context,
+    tool: Tool,
+    query: &Map<String, Value>,
+) -> Result<Outcome, QueryError> {
+    match tool.family() {
+        Family::Local => local::run(ctx, tool, query).await,
+        Family::Lsp => lsp::run(ctx, tool, query).await,
+        Family::Github => github::run(ctx, tool, query).await,
+        Family::Package => package::run(ctx, query).await,
+    }
+}
+
+/// Parses a validated query into a tool's own typed form. The schema has already checked it,
+/// so a failure here means schema and type disagree; it is still reported, never a panic.
+pub(crate) fn parse_query<T: serde::de::DeserializeOwned>(
+    query: &Map<String, Value>,
+) -> Result<T, QueryError> {
+    serde_json::from_value(Value::Object(query.clone()))
+        .map_err(|e| QueryError::invalid(format!("query does not fit the tool's parameters: {e}")))
+}
+
+/// Runs futures concurrently on this task, keeping their order. Queries and per-item GitHub
+/// requests borrow the context, so they cannot be spawned as tasks.
+pub(crate) async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, fut) in out.iter_mut().zip(pinned.iter_mut()) {
+            if slot.is_none() {
+                match fut.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => *slot = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
 }

@@ -13,6 +13,7 @@ mod octocode;
 mod openapi;
 mod query;
 mod status;
+mod tools_call;
 
 pub use envelope::ApiError;
 
@@ -20,6 +21,8 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::embed::ModelStatus;
 use crate::engine::Engine;
+use crate::error::Error;
+use crate::exec::Executor;
 use access_log::RequestLog;
 use axum::routing::{get, post};
 use axum::Router;
@@ -45,6 +48,8 @@ pub struct AppState {
     pub models: Arc<ModelStatus>,
     pub started: Instant,
     pub load: Arc<LoadReport>,
+    /// Runs the 13 research tools; holds their circuits and language servers.
+    pub executor: Arc<Executor>,
     logs: Arc<RequestLog>,
     /// `GET /openapi.json`'s body, made on first request (it lists this catalog's categories).
     openapi: Arc<std::sync::OnceLock<axum::body::Bytes>>,
@@ -52,21 +57,24 @@ pub struct AppState {
 
 impl AppState {
     /// The state of a server over `engine`. Opens the request log in `config.log_dir`; if
-    /// that fails the server still serves, and says so once on stderr.
-    pub fn new(config: Config, engine: Engine, load: LoadReport) -> AppState {
+    /// that fails the server still serves, and says so once on stderr. Fails only when a
+    /// runnable tool's input schema in the catalog does not compile.
+    pub fn new(config: Config, engine: Engine, load: LoadReport) -> Result<AppState, Error> {
         let models = ModelStatus::inspect(&config.models_dir);
         let catalog = engine.snapshot().catalog.clone();
         let logs = RequestLog::open(config.log_dir.as_deref());
-        AppState {
+        let executor = Executor::new(config.exec.clone(), &catalog)?;
+        Ok(AppState {
             config: Arc::new(config),
             catalog,
             engine: Arc::new(engine),
             models: Arc::new(models),
             started: Instant::now(),
             load: Arc::new(load),
+            executor: Arc::new(executor),
             logs: Arc::new(logs),
             openapi: Arc::default(),
-        }
+        })
     }
 
     /// Where request logs go, if file logging is on.
@@ -90,6 +98,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/catalog/status"),
     ("GET", "/tools/list"),
     ("GET", "/tools/info/{toolName}"),
+    ("POST", "/tools/call/{toolName}"),
     ("GET", "/tools/initContext"),
     ("GET", "/tools/system"),
     ("GET", "/tools/metadata"),
@@ -115,6 +124,7 @@ pub fn app(state: AppState) -> Router {
         .route("/catalog/status", get(status::catalog_status))
         .route("/tools/list", get(octocode::tools_list))
         .route("/tools/info/{toolName}", get(octocode::tools_info))
+        .route("/tools/call/{toolName}", post(tools_call::call))
         .route("/tools/initContext", get(octocode::init_context))
         .route("/tools/system", get(octocode::system))
         .route("/tools/metadata", get(octocode::metadata))

@@ -75,6 +75,7 @@ struct Op {
     markdown: bool,
     /// The component schema of the 200 body with `detail_level: concise`, if it has one.
     concise: Option<&'static str>,
+    outcomes: Vec<u16>,
 }
 
 fn op(method: &'static str, path: &'static str, tag: &'static str, summary: &'static str) -> Op {
@@ -90,6 +91,7 @@ fn op(method: &'static str, path: &'static str, tag: &'static str, summary: &'st
         public: false,
         markdown: false,
         concise: None,
+        outcomes: Vec::new(),
     }
 }
 
@@ -163,6 +165,13 @@ impl Op {
         self
     }
 
+    /// Statuses that may carry the 200 body's shape instead of an error envelope: a tool
+    /// call whose every query failed answers with its results and the first failure's status.
+    fn outcomes(mut self, statuses: &[u16]) -> Op {
+        self.outcomes.extend_from_slice(statuses);
+        self
+    }
+
     /// Served without the bearer token.
     fn public(mut self) -> Op {
         self.public = true;
@@ -186,6 +195,7 @@ impl Op {
                 "description": "The same response as a Markdown document (response_format: markdown)" } });
         }
         let mut errors = self.errors.clone();
+        errors.extend_from_slice(&self.outcomes);
         if !self.public {
             errors.push(401);
         }
@@ -193,7 +203,16 @@ impl Op {
         errors.sort_unstable();
         errors.dedup();
         for status in errors {
-            responses.insert(status.to_string(), error_response(status));
+            let mut response = error_response(status);
+            if self.outcomes.contains(&status) {
+                response["content"]["application/json"]["schema"] = json!({ "anyOf": [
+                    component("ErrorResponse"), component(self.ok)] });
+                response["description"] = json!(format!(
+                    "{} Or, when every query failed, the results with the first failure's status",
+                    response["description"].as_str().unwrap_or_default()
+                ));
+            }
+            responses.insert(status.to_string(), response);
         }
         let mut out = json!({
             "tags": [self.tag],
@@ -219,7 +238,11 @@ fn error_response(status: u16) -> Value {
     let description = match status {
         400 => "VALIDATION_FAILED: malformed JSON or invalid parameters; every violation with its JSON pointer",
         401 => "UNAUTHORIZED: a token is configured and the bearer token is missing or wrong",
-        404 => "TOOL_NOT_FOUND or PROMPT_NOT_FOUND, with close names as suggestions",
+        403 => "A tool call's path is outside the sandbox or protected",
+        404 => "TOOL_NOT_FOUND, TOOL_NOT_RUNNABLE or PROMPT_NOT_FOUND, with close names as suggestions",
+        422 => "A tool call's file cannot be served (binary, too large)",
+        502 => "A tool call's upstream service (GitHub, a package registry, a language server) failed",
+        504 => "A tool call ran past its time limit",
         405 => "METHOD_NOT_ALLOWED: the route exists with other methods",
         413 => "PAYLOAD_TOO_LARGE: the body exceeds max_body_bytes",
         415 => "UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json",
@@ -311,6 +334,12 @@ fn operations() -> Vec<Op> {
             .path_param("toolName", "Catalog id, execution name (localSearchCode), name or alias", "localSearchCode")
             .query("schema", "Include inputSchema (default true)", boolean())
             .query("hints", "Include whenToUse (default true)", boolean()),
+        op("POST", "/tools/call/{toolName}", "octocode", "Run one of the 13 research tools on 1 to 5 queries, in parallel")
+            .ok("ToolCallResult")
+            .body("ToolCallRequest")
+            .path_param("toolName", "Execution name of a runnable tool (GET /tools/list)", "localSearchCode")
+            .errors(&[404])
+            .outcomes(&[400, 403, 404, 422, 502, 503, 504]),
         op("GET", "/tools/initContext", "octocode", "System prompt and every runnable tool's input schema")
             .ok("InitContext"),
         op("GET", "/tools/system", "octocode", "The system prompt").ok("SystemPrompt"),

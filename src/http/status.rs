@@ -43,6 +43,9 @@ pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
         "semantic_search": semantic(&state),
         "search_modes": search_modes(&state),
         "cache": state.engine.cache_stats(),
+        "tools": { "runnable": state.executor.tools().len() },
+        // octocode's key: every circuit used so far, with its state and failure count.
+        "circuits": state.executor.circuits(),
     }))
 }
 

@@ -365,7 +365,7 @@ async fn prompt_routes() {
 #[tokio::test]
 async fn new_routes_get_404_and_405_envelopes() {
     let server = Server::start(&good_catalog(), &[]);
-    let nope = get(&server, "/tools/call/localSearchCode").await;
+    let nope = get(&server, "/tools/calls/localSearchCode").await;
     assert_eq!(nope.status, 404);
     assert_eq!(nope.code(), "ROUTE_NOT_FOUND");
     let routes = nope.body["error"]["context"]["parameters"]["available_routes"].to_string();
@@ -373,16 +373,17 @@ async fn new_routes_get_404_and_405_envelopes() {
         "GET /catalog/status",
         "POST /catalog/validate",
         "GET /prompts/info/{name}",
+        "POST /tools/call/{toolName}",
     ] {
         assert!(routes.contains(route), "{route} not in {routes}");
     }
-    assert!(!routes.contains("/tools/call"), "not wired yet");
     let client = crate::client::client();
     for (method, path) in [
         (reqwest::Method::POST, "/tools/list"),
         (reqwest::Method::DELETE, "/prompts/info/find-tool"),
         (reqwest::Method::GET, "/catalog/validate"),
         (reqwest::Method::PUT, "/search"),
+        (reqwest::Method::GET, "/tools/call/localSearchCode"),
     ] {
         let resp = client
             .request(method.clone(), server.url(path))

@@ -17,3 +17,4 @@ mod http_routes;
 mod recommend;
 mod search;
 mod server;
+mod tools_call;

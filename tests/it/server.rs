@@ -6,6 +6,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// A loopback address where nothing listens (the discard port): connections are refused
+/// at once.
+pub const CLOSED_PORT: &str = "http://127.0.0.1:9";
+
 pub struct Server {
     pub child: Child,
     pub base: String,
@@ -26,6 +30,14 @@ impl Server {
 
     /// Like `start`, with the embedding model found as the binary finds it by default.
     pub fn start_with_model(catalog: &Path, args: &[&str]) -> Server {
+        Server::start_env(catalog, args, &[])
+    }
+
+    /// Like `start_with_model`, with extra environment variables (after the defaults, so
+    /// they win). By default the tools' workspace is the test's working directory and GitHub
+    /// and the package registries point at a closed loopback port: no test reaches the
+    /// network by accident.
+    pub fn start_env(catalog: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let log_dir = tempfile::tempdir().expect("temporary log directory");
         let mut child = Command::new(super::common::toolscout_bin())
             .args([
@@ -42,6 +54,15 @@ impl Server {
             .env_remove("TOOLSCOUT_CORS_ORIGINS")
             .env("TOOLSCOUT_LOG_DIR", log_dir.path())
             .env("TOOLSCOUT_CACHE_DIR", log_dir.path().join("cache"))
+            .env_remove("TOOLSCOUT_WORKSPACE_ROOT")
+            .env_remove("TOOLSCOUT_ALLOWED_PATHS")
+            .env_remove("TOOLSCOUT_GITHUB_TOKEN")
+            .env_remove("GH_TOKEN")
+            .env_remove("GITHUB_TOKEN")
+            .env("TOOLSCOUT_GITHUB_API_URL", CLOSED_PORT)
+            .env("TOOLSCOUT_NPM_REGISTRY", CLOSED_PORT)
+            .env("TOOLSCOUT_PYPI_URL", CLOSED_PORT)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

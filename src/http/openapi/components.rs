@@ -95,13 +95,18 @@ pub(super) fn schemas() -> Value {
         "CatalogValidateRequest": embedded(VALIDATE_REQUEST_SCHEMA),
         "ErrorResponse": embedded(ERROR_SCHEMA),
         "Object": { "type": "object" },
-        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache"], json!({
+        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache", "tools", "circuits"], json!({
             "status": { "const": "ok" }, "version": s, "uptime_seconds": i,
             "catalog": obj(&["size", "version", "categories"], json!({ "size": i, "version": s, "categories": i })),
             "models": obj(&["files_present", "missing"], json!({ "files_present": b, "missing": strings })),
             "semantic_search": semantic, "search_modes": strings,
             "cache": obj(&["enabled", "entries", "hits", "misses", "hit_rate"], json!({
                 "enabled": b, "entries": i, "hits": i, "misses": i, "hit_rate": { "type": ["number", "null"] } })),
+            "tools": obj(&["runnable"], json!({ "runnable": i })),
+            "circuits": { "type": "object", "description": "Every circuit breaker used so far, by name (github:search, local, ...)",
+                "additionalProperties": obj(&["state", "failures", "isHealthy"], json!({
+                    "state": { "enum": ["closed", "open", "half-open"] }, "failures": i, "isHealthy": b,
+                    "calls": i, "rejected": i, "failureThreshold": i, "resetTimeoutSeconds": i })) },
         })),
         "SearchResponse": obj(&["success", "query", "results", "total_results", "metadata"], json!({
             "success": b, "query": s, "results": { "type": "array", "items": result },
@@ -158,10 +163,60 @@ pub(super) fn schemas() -> Value {
             "instructions": s, "toolCount": i, "promptCount": i, "catalogSize": i, "catalogVersion": s }))),
         "PromptList": envelope(obj(&["prompts", "totalCount", "version"], json!({
             "prompts": { "type": "array", "items": prompt }, "totalCount": i, "version": s }))),
+        "ToolCallRequest": {
+            "type": "object", "additionalProperties": false, "required": ["queries"],
+            "properties": { "queries": { "type": "array", "minItems": 1, "maxItems": 5,
+                "description": "1 to 5 queries, each with the tool's parameters (GET /tools/info/{toolName}) plus id, researchGoal and reasoning",
+                "items": { "type": "object", "minProperties": 1 } } },
+        },
+        "ToolCallResult": tool_call_result(),
         "PromptInfo": envelope(obj(&["name", "description", "arguments", "content", "rendered"], json!({
             "name": s, "description": s, "arguments": { "type": "array", "items": argument },
             "content": s, "rendered": { "description": "Whether arguments were filled in", "type": "boolean" } }))),
     })
+}
+
+/// The body of `POST /tools/call/{toolName}`: octocode's single-query shape, or its bulk
+/// shape for several queries.
+fn tool_call_result() -> Value {
+    let s = json!({ "type": "string" });
+    let b = json!({ "type": "boolean" });
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    let result = obj(
+        &["id", "status", "data"],
+        json!({
+        "id": s, "status": { "enum": ["hasResults", "empty", "error"] },
+        "data": { "type": "object", "description": "The tool's result, or {error, errorCode, hints} for a failed query" },
+        "research": { "type": "object" } }),
+    );
+    let single = obj(
+        &["tool", "success", "data", "hints", "research"],
+        json!({
+        "tool": s, "success": b, "hints": strings, "research": { "type": "object" }, "meta": { "type": "object" },
+        "data": obj(&["results"], json!({ "results": { "type": "array", "minItems": 1, "maxItems": 1, "items": result } })) }),
+    );
+    let counts = obj(
+        &["total", "hasResults", "empty", "error"],
+        json!({
+        "total": { "type": "integer" }, "hasResults": { "type": "integer" }, "empty": { "type": "integer" }, "error": { "type": "integer" } }),
+    );
+    let bulk = obj(
+        &[
+            "tool",
+            "bulk",
+            "success",
+            "instructions",
+            "results",
+            "hints",
+            "counts",
+        ],
+        json!({
+        "tool": s, "bulk": { "const": true }, "success": b, "instructions": s, "meta": { "type": "object" },
+        "results": { "type": "array", "minItems": 2, "maxItems": 5, "items": result },
+        "hints": obj(&["hasResults", "empty", "error"], json!({ "hasResults": strings, "empty": strings, "error": strings })),
+        "counts": counts }),
+    );
+    json!({ "anyOf": [single, bulk] })
 }
 
 /// `ComparisonResponse` (seed 002): the fields every detail level has, and the optional ones.

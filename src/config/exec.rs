@@ -1,0 +1,338 @@
+//! The `[tools]` section of the configuration: what tool execution may touch and where it
+//! reaches. Local and LSP tools read only under the workspace root and the allowed paths;
+//! GitHub is reached at a configurable API base (GitHub Enterprise, or a test server); the
+//! package registries default to whatever the machine's own npm and pip are configured with,
+//! so toolscout never hard-codes a registry and follows mirrors and proxies the user set up.
+
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The public GitHub REST API; GitHub Enterprise users set `github_api_url`.
+pub const DEFAULT_GITHUB_API_URL: &str = "https://api.github.com";
+/// Characters of tool output per query before it is paginated (octocode's default budget).
+pub const DEFAULT_OUTPUT_CHARS: usize = 8000;
+
+/// `[tools]` in the configuration file; every key optional, unknown keys refused.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolsFile {
+    workspace_root: Option<PathBuf>,
+    allowed_paths: Option<Vec<PathBuf>>,
+    github_api_url: Option<String>,
+    npm_registry: Option<String>,
+    pypi_url: Option<String>,
+    output_chars: Option<usize>,
+    /// Language server commands by language key (`typescript`, `python`, `rust`, ...), each
+    /// an argv list; they replace the built-in registry's command for that language.
+    lsp_servers: Option<BTreeMap<String, Vec<String>>>,
+}
+
+/// The effective tool-execution settings.
+#[derive(Clone)]
+pub struct ExecConfig {
+    /// Relative tool paths resolve against this directory; it is always an allowed root.
+    pub workspace_root: PathBuf,
+    /// Further directories the local and LSP tools may read (besides the workspace root).
+    pub allowed_paths: Vec<PathBuf>,
+    /// GitHub REST API base, without a trailing slash.
+    pub github_api_url: String,
+    /// Token for GitHub (`TOOLSCOUT_GITHUB_TOKEN`, else `GH_TOKEN`, else `GITHUB_TOKEN`).
+    pub github_token: Option<String>,
+    /// npm registry base; `None` asks `npm config get registry` when first needed.
+    pub npm_registry: Option<String>,
+    /// PyPI base (the one serving `/pypi/<name>/json`); `None` asks pip's configuration.
+    pub pypi_url: Option<String>,
+    /// Output budget per query, in characters, before pagination.
+    pub output_chars: usize,
+    /// Language server overrides by language key.
+    pub lsp_servers: BTreeMap<String, Vec<String>>,
+}
+
+impl std::fmt::Debug for ExecConfig {
+    // The token never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecConfig")
+            .field("workspace_root", &self.workspace_root)
+            .field("allowed_paths", &self.allowed_paths)
+            .field("github_api_url", &self.github_api_url)
+            .field(
+                "github_token",
+                &self.github_token.as_ref().map(|_| "********"),
+            )
+            .field("npm_registry", &self.npm_registry)
+            .field("pypi_url", &self.pypi_url)
+            .field("output_chars", &self.output_chars)
+            .field("lsp_servers", &self.lsp_servers)
+            .finish()
+    }
+}
+
+impl ExecConfig {
+    /// Settings for tests and embedders: `root` is the workspace, nothing else configured.
+    pub fn for_workspace(root: &Path) -> ExecConfig {
+        ExecConfig {
+            workspace_root: root.to_path_buf(),
+            allowed_paths: Vec::new(),
+            github_api_url: DEFAULT_GITHUB_API_URL.to_string(),
+            github_token: None,
+            npm_registry: None,
+            pypi_url: None,
+            output_chars: DEFAULT_OUTPUT_CHARS,
+            lsp_servers: BTreeMap::new(),
+        }
+    }
+
+    /// Every directory the local tools may read: the workspace root, then the allowed paths.
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.workspace_root.as_path())
+            .chain(self.allowed_paths.iter().map(PathBuf::as_path))
+    }
+
+    /// Layers environment over file over defaults. `cwd` is the default workspace root.
+    pub(crate) fn from_sources(
+        file: ToolsFile,
+        env: &BTreeMap<String, String>,
+        cwd: &Path,
+        sources: &mut BTreeMap<&'static str, String>,
+    ) -> Result<ExecConfig> {
+        let var = |name: &str| env.get(name).filter(|v| !v.trim().is_empty()).cloned();
+        let mut source = |key: &'static str, from_env: bool, from_file: bool| {
+            let s = if from_env {
+                format!("env TOOLSCOUT_{}", key.to_uppercase())
+            } else if from_file {
+                "file".to_string()
+            } else {
+                "default".to_string()
+            };
+            sources.insert(key, s);
+        };
+
+        let root_env = var("TOOLSCOUT_WORKSPACE_ROOT");
+        source(
+            "workspace_root",
+            root_env.is_some(),
+            file.workspace_root.is_some(),
+        );
+        let configured = root_env.map(PathBuf::from).or(file.workspace_root);
+        let workspace_root = match configured {
+            Some(root) => existing_dir("workspace_root", &expand_home(&root, env))?,
+            // The working directory is only a default: commands that run no tool (search,
+            // validate) must not fail because it vanished; the tools then find nothing there.
+            None => cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
+        };
+
+        let paths_env = var("TOOLSCOUT_ALLOWED_PATHS");
+        source(
+            "allowed_paths",
+            paths_env.is_some(),
+            file.allowed_paths.is_some(),
+        );
+        let allowed: Vec<PathBuf> = match paths_env {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            None => file.allowed_paths.unwrap_or_default(),
+        };
+        let allowed_paths = allowed
+            .iter()
+            .map(|p| existing_dir("allowed_paths", &expand_home(p, env)))
+            .collect::<Result<Vec<_>>>()?;
+
+        let api_env = var("TOOLSCOUT_GITHUB_API_URL");
+        source(
+            "github_api_url",
+            api_env.is_some(),
+            file.github_api_url.is_some(),
+        );
+        let github_api_url = base_url(
+            "github_api_url",
+            &api_env
+                .or(file.github_api_url)
+                .unwrap_or_else(|| DEFAULT_GITHUB_API_URL.to_string()),
+        )?;
+        let github_token = var("TOOLSCOUT_GITHUB_TOKEN")
+            .or_else(|| var("GH_TOKEN"))
+            .or_else(|| var("GITHUB_TOKEN"));
+
+        let npm_env = var("TOOLSCOUT_NPM_REGISTRY");
+        source(
+            "npm_registry",
+            npm_env.is_some(),
+            file.npm_registry.is_some(),
+        );
+        let npm_registry = npm_env
+            .or(file.npm_registry)
+            .map(|u| base_url("npm_registry", &u))
+            .transpose()?;
+        let pypi_env = var("TOOLSCOUT_PYPI_URL");
+        source("pypi_url", pypi_env.is_some(), file.pypi_url.is_some());
+        let pypi_url = pypi_env
+            .or(file.pypi_url)
+            .map(|u| base_url("pypi_url", &u))
+            .transpose()?;
+
+        let chars_env = var("TOOLSCOUT_OUTPUT_CHARS");
+        source(
+            "output_chars",
+            chars_env.is_some(),
+            file.output_chars.is_some(),
+        );
+        let output_chars = match chars_env {
+            Some(v) => v.parse::<usize>().ok().filter(|n| (500..=1_000_000).contains(n)).ok_or_else(|| {
+                Error::Config(format!(
+                    "output_chars (env TOOLSCOUT_OUTPUT_CHARS): expected a whole number from 500 to 1000000, found \"{v}\""
+                ))
+            })?,
+            None => match file.output_chars {
+                Some(n) if !(500..=1_000_000).contains(&n) => {
+                    return Err(Error::Config(format!(
+                        "output_chars (file): expected a whole number from 500 to 1000000, found {n}"
+                    )))
+                }
+                Some(n) => n,
+                None => DEFAULT_OUTPUT_CHARS,
+            },
+        };
+        let lsp_servers = file.lsp_servers.unwrap_or_default();
+        if let Some((lang, _)) = lsp_servers
+            .iter()
+            .find(|(_, argv)| argv.is_empty() || argv[0].trim().is_empty())
+        {
+            return Err(Error::Config(format!(
+                "tools.lsp_servers.{lang} (file): expected a command as a non-empty list such as [\"pylsp\"], found an empty one"
+            )));
+        }
+        Ok(ExecConfig {
+            workspace_root,
+            allowed_paths,
+            github_api_url,
+            github_token,
+            npm_registry,
+            pypi_url,
+            output_chars,
+            lsp_servers,
+        })
+    }
+}
+
+fn expand_home(path: &Path, env: &BTreeMap<String, String>) -> PathBuf {
+    match (path.strip_prefix("~"), env.get("HOME")) {
+        (Ok(rest), Some(home)) if !home.is_empty() => Path::new(home).join(rest),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// A root must exist and is kept in canonical form, so prefix checks on resolved paths work.
+fn existing_dir(key: &str, path: &Path) -> Result<PathBuf> {
+    match path.canonicalize() {
+        Ok(p) if p.is_dir() => Ok(p),
+        Ok(_) => Err(Error::Config(format!(
+            "{key}: expected a directory, found a file at {}",
+            path.display()
+        ))),
+        Err(e) => Err(Error::Config(format!(
+            "{key}: expected an existing directory, found {} ({e})",
+            path.display()
+        ))),
+    }
+}
+
+fn base_url(key: &str, url: &str) -> Result<String> {
+    let trimmed = url.trim().trim_end_matches('/');
+    let ok = (trimmed.starts_with("http://") || trimmed.starts_with("https://"))
+        && trimmed.len() > "https://".len()
+        && !trimmed.contains(char::is_whitespace);
+    if ok {
+        Ok(trimmed.to_string())
+    } else {
+        Err(Error::Config(format!(
+            "{key}: expected an http(s) URL such as https://github.example.com/api/v3, found \"{url}\""
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(env: &[(&str, &str)], file: ToolsFile) -> Result<ExecConfig> {
+        let env: BTreeMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let dir = std::env::temp_dir();
+        ExecConfig::from_sources(file, &env, &dir, &mut BTreeMap::new())
+    }
+
+    #[test]
+    fn defaults_use_the_working_directory_and_public_github() {
+        let c = load(&[], ToolsFile::default()).unwrap();
+        assert_eq!(
+            c.workspace_root,
+            std::env::temp_dir().canonicalize().unwrap()
+        );
+        assert_eq!(c.github_api_url, DEFAULT_GITHUB_API_URL);
+        assert!(c.npm_registry.is_none() && c.pypi_url.is_none());
+        assert_eq!(c.output_chars, DEFAULT_OUTPUT_CHARS);
+    }
+
+    #[test]
+    fn a_vanished_working_directory_is_not_an_error() {
+        let c = ExecConfig::from_sources(
+            ToolsFile::default(),
+            &BTreeMap::new(),
+            Path::new("/nonexistent"),
+            &mut BTreeMap::new(),
+        )
+        .unwrap();
+        assert_eq!(c.workspace_root, Path::new("/nonexistent"));
+    }
+
+    #[test]
+    fn token_order_and_urls() {
+        let c = load(
+            &[
+                ("GITHUB_TOKEN", "b"),
+                ("GH_TOKEN", "a"),
+                ("TOOLSCOUT_GITHUB_API_URL", "http://127.0.0.1:9/api/v3/"),
+            ],
+            ToolsFile::default(),
+        )
+        .unwrap();
+        assert_eq!(c.github_token.as_deref(), Some("a"));
+        assert_eq!(c.github_api_url, "http://127.0.0.1:9/api/v3");
+        assert!(!format!("{c:?}").contains("\"a\""));
+        let e = load(
+            &[("TOOLSCOUT_GITHUB_API_URL", "ftp://x")],
+            ToolsFile::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("github_api_url"), "{e}");
+    }
+
+    #[test]
+    fn missing_roots_are_refused_with_the_key() {
+        let e = load(
+            &[("TOOLSCOUT_ALLOWED_PATHS", "/no/such/dir")],
+            ToolsFile::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("allowed_paths") && e.to_string().contains("/no/such/dir"),
+            "{e}"
+        );
+        let e = load(
+            &[("TOOLSCOUT_WORKSPACE_ROOT", "/no/such/root")],
+            ToolsFile::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("workspace_root"), "{e}");
+        let e = load(&[("TOOLSCOUT_OUTPUT_CHARS", "12")], ToolsFile::default()).unwrap_err();
+        assert!(e.to_string().contains("500 to 1000000"), "{e}");
+    }
+}
