@@ -213,3 +213,47 @@ pub(crate) async fn join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::
     .await;
     out.into_iter().flatten().collect()
 }
+
+/// Credentials a child process (a language server runs the opened project's code; npm and pip
+/// are asked for their configuration) has no business seeing.
+const SECRET_ENV: &[&str] = &[
+    "TOOLSCOUT_AUTH_TOKEN",
+    "TOOLSCOUT_GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "OCTOCODE_TOKEN",
+    "GITLAB_TOKEN",
+    "BITBUCKET_TOKEN",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+];
+
+/// Removes `SECRET_ENV` from a child's environment.
+pub(crate) fn scrub_env(cmd: &mut tokio::process::Command) -> &mut tokio::process::Command {
+    for name in SECRET_ENV {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn children_do_not_inherit_credentials() {
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.args([
+            "-c",
+            "printf '%s %s' \"${GH_TOKEN-unset}\" \"${KEEP-unset}\"",
+        ])
+        .env("GH_TOKEN", "secret")
+        .env("KEEP", "kept");
+        let out = scrub_env(&mut cmd).output().await.unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "unset kept");
+    }
+}

@@ -46,7 +46,7 @@ pub(crate) struct Client {
 impl Client {
     /// Spawns the server in `root` and runs the `initialize` handshake.
     pub(crate) async fn start(launch: &Launch, root: &Path) -> Result<Client, RpcError> {
-        let mut child = Command::new(&launch.program)
+        let mut child = crate::exec::scrub_env(&mut Command::new(&launch.program))
             .args(&launch.args)
             .current_dir(root)
             .stdin(Stdio::piped())

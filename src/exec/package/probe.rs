@@ -115,7 +115,8 @@ pub(crate) async fn first_output(commands: &[Vec<String>]) -> Result<String, Str
 pub(crate) async fn run(argv: &[String]) -> Result<String, String> {
     let (program, args) = argv.split_first().ok_or("empty command")?;
     let mut cmd = Command::new(program);
-    cmd.args(args)
+    crate::exec::scrub_env(&mut cmd)
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
