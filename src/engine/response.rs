@@ -89,6 +89,10 @@ pub struct ToolSearchResult {
     pub alternatives: Vec<String>,
     pub complexity_score: f64,
     pub when_to_use: String,
+    /// How to run the tool here, for the tools toolscout executes
+    /// (`POST /tools/call/localSearchCode`); absent for catalog-only tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
     pub performance_characteristics: PerformanceInfo,
     pub category: String,
     pub tool_type: ToolType,

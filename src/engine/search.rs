@@ -448,6 +448,11 @@ impl Engine {
             alternatives,
             complexity_score: t.complexity_score,
             when_to_use: t.when_to_use.clone(),
+            call: t
+                .execution
+                .as_ref()
+                .filter(|e| crate::exec::is_builtin(&e.name))
+                .map(|e| format!("POST /tools/call/{}", e.name)),
             performance_characteristics: PerformanceInfo {
                 performance_tier: t.performance_tier,
                 reliability_score: t.reliability_score,

@@ -16,13 +16,17 @@ pub fn search_concise_json(r: &SearchResponse) -> Value {
         .results
         .iter()
         .map(|t| {
-            json!({
+            let mut hit = json!({
                 "tool_id": t.tool_id,
                 "score": round2(t.similarity_score),
                 "confidence": t.confidence_level,
                 "why": why(t),
                 "summary": first_sentence(&t.description, SUMMARY_CHARS),
-            })
+            });
+            if let Some(call) = &t.call {
+                hit["call"] = json!(call);
+            }
+            hit
         })
         .collect();
     let mut out = Map::new();
@@ -200,10 +204,12 @@ fn hit_details(out: &mut String, t: &ToolSearchResult) {
         t.complexity_score,
         perf.reliability_score,
         perf.popularity_score,
-        if perf.executable {
-            "runs in toolscout"
+        if let Some(call) = &t.call {
+            format!("runs in toolscout: `{call}`")
+        } else if perf.executable {
+            "runs in toolscout".to_string()
         } else {
-            "catalog entry only"
+            "catalog entry only".to_string()
         },
         if t.alternatives.is_empty() {
             String::new()

@@ -396,3 +396,34 @@ async fn integral_floats_count_as_integers_as_the_schema_says() {
         a.body
     );
 }
+
+#[tokio::test]
+async fn search_hits_say_how_to_run_the_tools_toolscout_executes() {
+    let dir = workspace();
+    let server = server_in(dir.path(), &[]);
+    let a = get(&server, "/search?q=localGetFileContent&k=1").await;
+    let call_route = a.body["results"][0]["call"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", a.body))
+        .to_string();
+    assert_eq!(call_route, "POST /tools/call/localGetFileContent");
+    let concise = get(
+        &server,
+        "/search?q=localGetFileContent&k=1&detail_level=concise",
+    )
+    .await;
+    assert_eq!(concise.body["results"][0]["call"], call_route.as_str());
+    // The route it names runs the tool.
+    let path = call_route.trim_start_matches("POST ");
+    let ran = post_json(
+        &server,
+        path,
+        json!({"queries": [q(json!({"path": "src/auth.ts"}))]}).to_string(),
+    )
+    .await;
+    assert_eq!(ran.status, 200, "{}", ran.body);
+    // A catalog-only tool has no call.
+    let a = get(&server, "/search?q=ripgrep&k=1").await;
+    assert_eq!(a.body["results"][0]["tool_id"], "ripgrep", "{}", a.body);
+    assert!(a.body["results"][0].get("call").is_none(), "{}", a.body);
+}

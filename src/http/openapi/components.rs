@@ -58,6 +58,7 @@ pub(super) fn schemas() -> Value {
                 "confidence_level": { "enum": ["low", "medium", "high"] },
                 "match_reasons": strings, "parameters": { "type": "array" }, "examples": { "type": "array" },
                 "alternatives": strings, "complexity_score": n, "when_to_use": s,
+                "call": { "description": "How to run the tool in toolscout (POST /tools/call/{name}); only for the tools it executes", "type": "string" },
                 "performance_characteristics": { "type": "object" }, "category": s, "tool_type": s,
                 "last_updated": s, "score_details": { "type": "object" } }),
     );
@@ -121,7 +122,7 @@ pub(super) fn schemas() -> Value {
             "success": b, "query": s, "total_results": i,
             "results": { "type": "array", "items": obj(&["tool_id", "score", "confidence", "why", "summary"], json!({
                 "tool_id": s, "score": n, "confidence": { "enum": ["low", "medium", "high"] },
-                "why": s, "summary": s })) },
+                "why": s, "summary": s, "call": s })) },
             "query_suggestions": strings, "no_good_match": s, "hints": strings,
         })),
         "ToolPage": envelope(obj(&["tools", "pagination", "catalog_version"], json!({
