@@ -109,6 +109,15 @@ impl ToolRecord {
     pub fn is_executable(&self) -> bool {
         self.execution.is_some()
     }
+
+    /// How to run the tool in toolscout (`POST /tools/call/localSearchCode`), for the tools it
+    /// executes itself; search hits and workflow steps carry it.
+    pub fn call_route(&self) -> Option<String> {
+        self.execution
+            .as_ref()
+            .filter(|e| crate::exec::is_builtin(&e.name))
+            .map(|e| format!("POST /tools/call/{}", e.name))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -448,11 +448,7 @@ impl Engine {
             alternatives,
             complexity_score: t.complexity_score,
             when_to_use: t.when_to_use.clone(),
-            call: t
-                .execution
-                .as_ref()
-                .filter(|e| crate::exec::is_builtin(&e.name))
-                .map(|e| format!("POST /tools/call/{}", e.name)),
+            call: t.call_route(),
             performance_characteristics: PerformanceInfo {
                 performance_tier: t.performance_tier,
                 reliability_score: t.reliability_score,

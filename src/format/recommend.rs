@@ -59,6 +59,9 @@ pub fn recommend_markdown(r: &RecommendationResponse, detailed: bool) -> String 
             if detailed && !w.inputs_from.is_empty() {
                 let _ = write!(out, " (takes {})", w.inputs_from.join("; "));
             }
+            if let (true, Some(call)) = (detailed, &w.call) {
+                let _ = write!(out, "; run with `{call}`");
+            }
             out.push('\n');
         }
         out.push('\n');

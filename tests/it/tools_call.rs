@@ -422,6 +422,21 @@ async fn search_hits_say_how_to_run_the_tools_toolscout_executes() {
     )
     .await;
     assert_eq!(ran.status, 200, "{}", ran.body);
+    // Workflow steps of a recommendation name it too.
+    let r = post_json(
+        &server,
+        "/recommend",
+        json!({"task_description": "read a local file around a matching line"}).to_string(),
+    )
+    .await;
+    let steps = r.body["workflow"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", r.body));
+    let local = steps
+        .iter()
+        .find(|s| s["tool_id"] == "local_get_file_content")
+        .unwrap_or_else(|| panic!("{}", r.body));
+    assert_eq!(local["call"], "POST /tools/call/localGetFileContent");
     // A catalog-only tool has no call.
     let a = get(&server, "/search?q=ripgrep&k=1").await;
     assert_eq!(a.body["results"][0]["tool_id"], "ripgrep", "{}", a.body);

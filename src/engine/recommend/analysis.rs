@@ -449,6 +449,7 @@ pub(super) fn workflow(
             tool_id: link.tool.tool_id.clone(),
             purpose: link.purpose,
             inputs_from: workflow::inputs_from(link.tool, &earlier),
+            call: link.tool.call_route(),
             note,
         });
         earlier.push(link.tool);

@@ -92,6 +92,9 @@ pub struct WorkflowStep {
     pub purpose: String,
     /// Values this tool takes from earlier tools of the chain: "path (local_search_code) -> uri".
     pub inputs_from: Vec<String>,
+    /// How to run the step's tool in toolscout, when toolscout executes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
     /// Why it sits where it does, when the order is not simply the step order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

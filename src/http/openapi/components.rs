@@ -79,7 +79,7 @@ pub(super) fn schemas() -> Value {
                 "required_capabilities": strings, "optional_capabilities": strings, "estimated_difficulty": n,
                 "confidence": n, "inferred_context": s, "steps": strings, "constraints": strings })),
             "workflow": { "type": "array", "items": obj(&["order", "tool_id", "purpose", "inputs_from"], json!({
-                "order": i, "tool_id": s, "purpose": s, "inputs_from": strings, "note": s })) },
+                "order": i, "tool_id": s, "purpose": s, "inputs_from": strings, "call": s, "note": s })) },
             "explanations": strings, "execution_time": n, "timestamp": s,
             "metadata": { "type": "object" },
         })),
