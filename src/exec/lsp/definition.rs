@@ -2,7 +2,7 @@
 //! `textDocument/definition`. Fallback: declaration-looking lines for the name in the
 //! project's files of the same language, else the resolved position itself.
 
-use super::fallback::{self, Scope};
+use super::fallback;
 use super::resolve::SEARCH_RADIUS;
 use super::text::{self, Files};
 use super::{
@@ -91,28 +91,10 @@ pub(super) async fn run(ctx: &Context, q: Query) -> Result<Outcome, QueryError> 
 
 /// Declarations found by text, or the resolved position when there is none.
 async fn text_definitions(ctx: &Context, target: &Target) -> (Vec<Site>, Option<String>) {
-    let root = ctx.lsp.project_root(&target.path);
-    let sandbox = ctx.sandbox.clone();
-    let (path, language, syntax, symbol) = (
-        target.path.clone(),
-        target.language,
-        target.syntax,
-        target.symbol.clone(),
-    );
-    let found = tokio::task::spawn_blocking(move || {
-        let scope = Scope::new(&root, &sandbox, &path, language);
-        let found = fallback::find(
-            &scope,
-            &mut Files::default(),
-            &[&symbol],
-            &syntax,
-            true,
-            MAX_FALLBACK_LOCATIONS,
-        );
-        found.hits
-    })
-    .await
-    .unwrap_or_default();
+    let found = fallback::search_target(ctx, target, true, MAX_FALLBACK_LOCATIONS)
+        .await
+        .map(|f| f.hits)
+        .unwrap_or_default();
     if found.is_empty() {
         let here = Site {
             path: target.path.clone(),

@@ -126,6 +126,37 @@ pub(crate) struct Found {
     pub(crate) truncated: bool,
 }
 
+/// Whole-word occurrences of the target's symbol in its project (declarations only when
+/// `declarations_only`), found on the blocking pool; `None` if that task died.
+pub(crate) async fn search_target(
+    ctx: &crate::exec::Context,
+    target: &super::Target,
+    declarations_only: bool,
+    limit: usize,
+) -> Option<Found> {
+    let root = ctx.lsp.project_root(&target.path);
+    let sandbox = ctx.sandbox.clone();
+    let (path, language, syntax, symbol) = (
+        target.path.clone(),
+        target.language,
+        target.syntax,
+        target.symbol.clone(),
+    );
+    tokio::task::spawn_blocking(move || {
+        let scope = Scope::new(&root, &sandbox, &path, language);
+        find(
+            &scope,
+            &mut Files::default(),
+            &[&symbol],
+            &syntax,
+            declarations_only,
+            limit,
+        )
+    })
+    .await
+    .ok()
+}
+
 /// Whole-word code occurrences of any of `names` in the scope's files, in file order;
 /// `declarations_only` keeps those on declaration-looking lines. Texts read are kept in
 /// `files` for the snippets.

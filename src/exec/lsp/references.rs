@@ -3,7 +3,7 @@
 //! server's `textDocument/references` (plus `textDocument/definition` to mark the declaration).
 //! Fallback: whole-word code occurrences in the project's files of the same language.
 
-use super::fallback::{self, Scope};
+use super::fallback;
 use super::text::Files;
 use super::{
     ask, connect, hidden_hint, line_range, locations, mode, prepare, start_line, visible, Answerer,
@@ -176,27 +176,7 @@ pub(super) async fn run(ctx: &Context, q: Query) -> Result<Outcome, QueryError> 
 }
 
 async fn text_references(ctx: &Context, target: &Target) -> (Vec<Reference>, bool) {
-    let root = ctx.lsp.project_root(&target.path);
-    let sandbox = ctx.sandbox.clone();
-    let (path, language, syntax, symbol) = (
-        target.path.clone(),
-        target.language,
-        target.syntax,
-        target.symbol.clone(),
-    );
-    let found = tokio::task::spawn_blocking(move || {
-        let scope = Scope::new(&root, &sandbox, &path, language);
-        fallback::find(
-            &scope,
-            &mut Files::default(),
-            &[&symbol],
-            &syntax,
-            false,
-            MAX_TEXT_REFERENCES,
-        )
-    })
-    .await;
-    let Ok(found) = found else {
+    let Some(found) = fallback::search_target(ctx, target, false, MAX_TEXT_REFERENCES).await else {
         return (Vec::new(), true);
     };
     let refs = found
