@@ -18,6 +18,8 @@ pub(crate) mod page;
 pub(crate) mod redact;
 mod resilience;
 pub(crate) mod sandbox;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use call::{CallResult, Executor, QueryResult, MAX_QUERIES};
 pub use outcome::{Failure, Outcome, QueryError, Status};

@@ -240,11 +240,11 @@ mod tests {
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
 
-    const CATALOG: &str = "code_search/github_search_code.json";
+    const TOOL: Tool = Tool::GithubSearchCode;
 
     async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
         let q = query(fields);
-        assert_fits_input_schema(CATALOG, &q);
+        assert_fits_input_schema(TOOL, &q);
         super::super::run(&fake.context(Some("tok")), Tool::GithubSearchCode, &q).await
     }
 
@@ -320,7 +320,7 @@ mod tests {
             hints.contains("files 4-6 of 23") && hints.contains("Next: page=3"),
             "{hints}"
         );
-        assert_fits_return_schema(CATALOG, &out.data);
+        assert_fits_return_schema(TOOL, &out.data);
     }
 
     #[tokio::test]
@@ -345,7 +345,7 @@ mod tests {
         .unwrap();
         assert_eq!(fake.q("/search/code"), "admission user:kubernetes in:path");
         assert!(out.data["files"][0].get("text_matches").is_none());
-        assert_fits_return_schema(CATALOG, &out.data);
+        assert_fits_return_schema(TOOL, &out.data);
     }
 
     #[tokio::test]
@@ -356,7 +356,7 @@ mod tests {
         assert_eq!(out.status, Status::Empty);
         let hints = out.data["hints"].to_string();
         assert!(hints.contains("owner/repo, extension"), "{hints}");
-        assert_fits_return_schema(CATALOG, &out.data);
+        assert_fits_return_schema(TOOL, &out.data);
     }
 
     #[tokio::test]
@@ -384,7 +384,7 @@ mod tests {
             more.data["files"][0]["path"],
             format!("src/file{shown:02}.rs")
         );
-        assert_fits_return_schema(CATALOG, &more.data);
+        assert_fits_return_schema(TOOL, &more.data);
     }
 
     #[tokio::test]

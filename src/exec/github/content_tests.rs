@@ -7,12 +7,12 @@ use crate::exec::github::fake::{
 use crate::exec::outcome::Status;
 use crate::exec::Tool;
 
-const CATALOG: &str = "code_hosting/github_get_file_content.json";
+const TOOL: Tool = Tool::GithubGetFileContent;
 const FILE: &str = "/repos/o/r/contents/src/lib.rs";
 
 async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
     let q = query(fields);
-    assert_fits_input_schema(CATALOG, &q);
+    assert_fits_input_schema(TOOL, &q);
     super::super::run(&fake.context(Some("tok")), Tool::GithubGetFileContent, &q).await
 }
 
@@ -47,7 +47,7 @@ async fn reads_the_whole_file_and_names_the_default_branch() {
     );
     assert_eq!(out.data["isPartial"], false);
     assert_eq!(fake.last(FILE).unwrap().param("ref"), None);
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }
 
 #[tokio::test]
@@ -68,12 +68,12 @@ async fn line_ranges_and_matches_extract_parts() {
         (Some(3), Some(5))
     );
     assert_eq!(out.data["isPartial"], true);
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 
     let out = call(&fake, json!({"owner": "o", "repo": "r", "path": "src/lib.rs", "matchString": "line 20", "matchStringContextLines": 1})).await.unwrap();
     assert_eq!(out.data["content"], "line 19\nline 20\nline 21");
     assert_eq!(out.data["matchRanges"], json!([{"start": 19, "end": 21}]));
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 
     let out = call(
         &fake,
@@ -86,7 +86,7 @@ async fn line_ranges_and_matches_extract_parts() {
         (Status::Empty, Some(true))
     );
     assert!(out.data["hints"].to_string().contains("githubSearchCode"));
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 
     let out = call(
         &fake,
@@ -132,7 +132,7 @@ async fn long_content_is_paginated_by_characters() {
     let out = call(&fake, json!({"owner": "o", "repo": "r", "path": "src/lib.rs", "fullContent": true, "charOffset": 100, "charLength": 50})).await.unwrap();
     assert_eq!(out.data["pagination"]["charOffset"], 100);
     assert_eq!(out.data["content"].as_str().unwrap().chars().count(), 50);
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@
 //! with any status and headers. Unregistered paths answer GitHub's 404.
 
 use crate::config::ExecConfig;
-use crate::exec::Context;
+use crate::exec::{Context, Tool};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -385,32 +385,9 @@ pub(crate) fn query(fields: Value) -> Map<String, Value> {
     }
 }
 
-/// Fails the test when `data` does not satisfy the return_schema of the catalog file.
-pub(crate) fn assert_fits_return_schema(catalog_file: &str, data: &Value) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("catalog")
-        .join(catalog_file);
-    let text = std::fs::read_to_string(&path).expect("catalog file");
-    let record: Value = serde_json::from_str(&text).expect("catalog JSON");
-    let schema =
-        crate::schema::Schema::compile(&record["return_schema"]).expect("return_schema compiles");
-    let violations = schema.violations(data);
-    assert!(
-        violations.is_empty(),
-        "{catalog_file}: {violations:?}\n{data:#}"
-    );
+/// A test query, checked against the tool's input schema.
+pub(crate) fn assert_fits_input_schema(tool: Tool, query: &Map<String, Value>) {
+    crate::exec::testing::assert_fits_input_schema(tool, &Value::Object(query.clone()));
 }
 
-/// The same, for the input schema: tests use it to prove their queries are valid ones.
-pub(crate) fn assert_fits_input_schema(catalog_file: &str, query: &Map<String, Value>) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("catalog")
-        .join(catalog_file);
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("catalog file"))
-            .expect("catalog JSON");
-    let schema =
-        crate::schema::Schema::compile(&record["input_schema"]).expect("input_schema compiles");
-    let violations = schema.violations(&Value::Object(query.clone()));
-    assert!(violations.is_empty(), "{catalog_file}: {violations:?}");
-}
+pub(crate) use crate::exec::testing::assert_fits_return_schema;

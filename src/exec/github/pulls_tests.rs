@@ -8,11 +8,11 @@ use crate::exec::github::fake::{
 use crate::exec::outcome::{Failure, Status};
 use crate::exec::Tool;
 
-const CATALOG: &str = "code_hosting/github_search_pull_requests.json";
+const TOOL: Tool = Tool::GithubSearchPullRequests;
 
 async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
     let q = query(fields);
-    assert_fits_input_schema(CATALOG, &q);
+    assert_fits_input_schema(TOOL, &q);
     super::super::run(
         &fake.context(Some("tok")),
         Tool::GithubSearchPullRequests,
@@ -83,7 +83,7 @@ async fn every_qualifier_reaches_the_search_string() {
         (json!(["bug"]), Some("denoland/deno"))
     );
     assert_eq!(out.data["total_count"], 1);
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }
 
 #[tokio::test]
@@ -123,7 +123,7 @@ async fn bodies_are_shortened_by_batch_size() {
         .unwrap()
         .contains("[1000 more characters]"));
     assert_eq!(out.data["pull_requests"][1]["body"], Value::Null);
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }
 
 #[tokio::test]
@@ -186,7 +186,7 @@ async fn pr_number_fetches_one_with_its_parts_and_names_ignored_filters() {
             .as_deref(),
         Some("100")
     );
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 
     let out = call(
         &fake,
@@ -199,7 +199,7 @@ async fn pr_number_fetches_one_with_its_parts_and_names_ignored_filters() {
         .unwrap();
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0]["patch"], "@@ -1,2 +1,2 @@\n+1: let a = 2;");
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }
 
 #[tokio::test]
@@ -229,7 +229,7 @@ async fn huge_diffs_are_windowed_by_parts() {
         (Some(1), Some(true))
     );
     assert_eq!(cont["file_changes"][0]["filename"], format!("f{shown}.rs"));
-    assert_fits_return_schema(CATALOG, &more.data);
+    assert_fits_return_schema(TOOL, &more.data);
 
     // A single patch longer than the window is cut, with a pointer to partialContent.
     fake.on("/repos/o/r/pulls/1/files", json!([{"filename": "gen.rs", "status": "added", "additions": 9000, "deletions": 0, "patch": "+x\n".repeat(9000)}]));
@@ -283,5 +283,5 @@ async fn invalid_combinations_and_missing_pull_requests() {
     assert_eq!(out.status, Status::Empty);
     assert!(out.data["hints"].to_string().contains("Add owner and repo"));
     assert_eq!(fake.q("/search/issues"), "is:pr author:nobody");
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }

@@ -293,11 +293,11 @@ mod tests {
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
 
-    const CATALOG: &str = "code_hosting/github_search_repositories.json";
+    const TOOL: Tool = Tool::GithubSearchRepositories;
 
     async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
         let q = query(fields);
-        assert_fits_input_schema(CATALOG, &q);
+        assert_fits_input_schema(TOOL, &q);
         super::super::run(
             &fake.context(Some("tok")),
             Tool::GithubSearchRepositories,
@@ -354,7 +354,7 @@ mod tests {
             (Some("master"), Some("2024-01-26T19:06:43Z"))
         );
         assert_eq!(out.data["pagination"]["totalPages"], 21);
-        assert_fits_return_schema(CATALOG, &out.data);
+        assert_fits_return_schema(TOOL, &out.data);
     }
 
     #[tokio::test]
@@ -419,7 +419,7 @@ mod tests {
             fake.q("/search/repositories"),
             "topic:nothing-here archived:false"
         );
-        assert_fits_return_schema(CATALOG, &out.data);
+        assert_fits_return_schema(TOOL, &out.data);
     }
 
     #[tokio::test]

@@ -7,7 +7,7 @@ use crate::exec::github::fake::{
 use crate::exec::outcome::Status;
 use crate::exec::Tool;
 
-const CATALOG: &str = "code_hosting/github_view_repo_structure.json";
+const TOOL: Tool = Tool::GithubViewRepoStructure;
 const TREE: [(&str, &str); 12] = [
     ("README.md", "blob"),
     ("Cargo.toml", "blob"),
@@ -25,7 +25,7 @@ const TREE: [(&str, &str); 12] = [
 
 async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
     let q = query(fields);
-    assert_fits_input_schema(CATALOG, &q);
+    assert_fits_input_schema(TOOL, &q);
     super::super::run(&fake.context(None), Tool::GithubViewRepoStructure, &q).await
 }
 
@@ -62,7 +62,7 @@ async fn lists_the_root_of_the_default_branch_without_noise() {
         json!({"totalFiles": 2, "totalFolders": 2, "truncated": false, "filtered": true, "originalCount": 5})
     );
     assert!(out.data["hints"].to_string().contains("node_modules"));
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }
 
 #[tokio::test]
@@ -83,7 +83,7 @@ async fn a_path_at_depth_two_and_pages_of_entries() {
         out.data["structure"],
         json!({"src": {"files": ["lib.rs", "main.rs"], "folders": ["exec"]}, "src/exec": {"files": ["mod.rs"], "folders": []}})
     );
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 
     let out = call(
         &fake,
@@ -192,5 +192,5 @@ async fn truncated_trees_fall_back_to_one_level_of_contents() {
         json!({"deep/dir": {"files": ["x.rs"], "folders": ["sub"]}})
     );
     assert_eq!(out.data["summary"]["truncated"], true);
-    assert_fits_return_schema(CATALOG, &out.data);
+    assert_fits_return_schema(TOOL, &out.data);
 }

@@ -6,7 +6,6 @@
 
 use super::*;
 use crate::exec::Status;
-use crate::schema::Schema;
 use std::time::Duration;
 
 pub(super) fn copy_dir(from: &Path, to: &Path) {
@@ -47,18 +46,7 @@ pub(super) fn query(fields: Value) -> Map<String, Value> {
 }
 
 pub(super) fn check_schema(tool: Tool, data: &Value) {
-    let file = match tool {
-        Tool::LspGotoDefinition => "lsp_goto_definition.json",
-        Tool::LspFindReferences => "lsp_find_references.json",
-        _ => "lsp_call_hierarchy.json",
-    };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("catalog/code_intelligence")
-        .join(file);
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let schema = Schema::compile(&record["return_schema"]).unwrap();
-    let violations = schema.violations(data);
-    assert!(violations.is_empty(), "{violations:?}\n{data:#}");
+    crate::exec::testing::assert_fits_return_schema(tool, data);
 }
 
 pub(super) async fn call(ctx: &Context, tool: Tool, fields: Value) -> Outcome {

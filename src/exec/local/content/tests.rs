@@ -5,11 +5,8 @@ use super::run;
 use crate::config::ExecConfig;
 use crate::exec::outcome::{Failure, Outcome, QueryError, Status};
 use crate::exec::sandbox::Sandbox;
-use crate::schema::Schema;
 use serde_json::{json, Map, Value};
 use std::path::Path;
-
-const CATALOG: &str = include_str!("../../../../catalog/file_system/local_get_file_content.json");
 
 /// A TypeScript file shaped like the upstream sample: 160 lines, a comment header, a
 /// TIMEOUT_CONFIGS table near the top and a use of it near line 105.
@@ -72,11 +69,10 @@ fn call(root: &Path, budget: usize, extra: Value) -> Result<Outcome, QueryError>
 fn ok(root: &Path, extra: Value) -> Outcome {
     let out =
         call(root, 8000, extra.clone()).unwrap_or_else(|e| panic!("{extra}: {e} {:?}", e.hints));
-    let catalog: Value = serde_json::from_str(CATALOG).unwrap();
-    let violations = Schema::compile(&catalog["return_schema"])
-        .unwrap()
-        .violations(&out.data);
-    assert!(violations.is_empty(), "{violations:?} in {}", out.data);
+    crate::exec::testing::assert_fits_return_schema(
+        crate::exec::Tool::LocalGetFileContent,
+        &out.data,
+    );
     out
 }
 

@@ -9,38 +9,15 @@ use super::run;
 use crate::config::ExecConfig;
 use crate::exec::outcome::{Failure, Outcome, QueryError, Status};
 use crate::exec::sandbox::Sandbox;
-use crate::schema::Schema;
+use crate::exec::Tool;
 use serde_json::{json, Map, Value};
 use std::fs::{File, FileTimes, Permissions};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 const HOUR: u64 = 3600;
 const DAY: u64 = 24 * HOUR;
-
-fn catalog() -> &'static Value {
-    static CATALOG: OnceLock<Value> = OnceLock::new();
-    CATALOG.get_or_init(|| {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/catalog/file_system/local_find_files.json"
-        );
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    })
-}
-
-fn schema(which: &str) -> &'static Schema {
-    static INPUT: OnceLock<Schema> = OnceLock::new();
-    static RETURN: OnceLock<Schema> = OnceLock::new();
-    let cell = if which == "input_schema" {
-        &INPUT
-    } else {
-        &RETURN
-    };
-    cell.get_or_init(|| Schema::compile(&catalog()[which]).unwrap())
-}
 
 fn ago(secs: u64) -> SystemTime {
     SystemTime::now() - Duration::from_secs(secs)
@@ -89,19 +66,14 @@ fn query(fields: Value) -> Map<String, Value> {
     for (k, v) in fields.as_object().unwrap() {
         q[k] = v.clone();
     }
-    let violations = schema("input_schema").violations(&q);
-    assert!(
-        violations.is_empty(),
-        "test query breaks the input schema: {violations:?}"
-    );
+    crate::exec::testing::assert_fits_input_schema(Tool::LocalFindFiles, &q);
     q.as_object().unwrap().clone()
 }
 
 fn call(sandbox: &Sandbox, fields: Value) -> Result<Outcome, QueryError> {
     let out = run(sandbox, 8000, &query(fields));
     if let Ok(o) = &out {
-        let violations = schema("return_schema").violations(&o.data);
-        assert!(violations.is_empty(), "{violations:?} in {}", o.data);
+        crate::exec::testing::assert_fits_return_schema(Tool::LocalFindFiles, &o.data);
     }
     out
 }

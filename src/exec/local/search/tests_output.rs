@@ -5,19 +5,10 @@
 use super::run;
 use super::tests::{fixture, ours, ours_per_file, query, sandbox, search, theirs, write};
 use crate::exec::outcome::{Failure, Outcome, Status};
-use crate::schema::Schema;
 use serde_json::{json, Value};
 
-const CATALOG: &str = include_str!("../../../../catalog/code_search/local_search_code.json");
-
-fn schema() -> Schema {
-    let catalog: Value = serde_json::from_str(CATALOG).unwrap();
-    Schema::compile(&catalog["return_schema"]).unwrap()
-}
-
 fn assert_conforms(out: &Outcome) {
-    let violations = schema().violations(&out.data);
-    assert!(violations.is_empty(), "{violations:?} in {}", out.data);
+    crate::exec::testing::assert_fits_return_schema(crate::exec::Tool::LocalSearchCode, &out.data);
 }
 
 #[test]

@@ -6,34 +6,14 @@ use super::run;
 use crate::config::ExecConfig;
 use crate::exec::outcome::{Failure, Outcome, QueryError, Status};
 use crate::exec::sandbox::Sandbox;
-use crate::schema::Schema;
+use crate::exec::Tool;
 use serde_json::{json, Map, Value};
 use std::fs::{File, FileTimes, Permissions};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 const DAY: u64 = 86_400;
-
-fn schema(which: &str) -> &'static Schema {
-    static CATALOG: OnceLock<Value> = OnceLock::new();
-    static INPUT: OnceLock<Schema> = OnceLock::new();
-    static RETURN: OnceLock<Schema> = OnceLock::new();
-    let catalog = CATALOG.get_or_init(|| {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/catalog/file_system/local_view_structure.json"
-        );
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    });
-    let cell = if which == "input_schema" {
-        &INPUT
-    } else {
-        &RETURN
-    };
-    cell.get_or_init(|| Schema::compile(&catalog[which]).unwrap())
-}
 
 fn ago(days: u64) -> SystemTime {
     SystemTime::now() - Duration::from_secs(days * DAY)
@@ -100,16 +80,11 @@ fn call_with(sandbox: &Sandbox, budget: usize, fields: Value) -> Result<Outcome,
     for (k, v) in fields.as_object().unwrap() {
         q[k] = v.clone();
     }
-    let violations = schema("input_schema").violations(&q);
-    assert!(
-        violations.is_empty(),
-        "test query breaks the input schema: {violations:?}"
-    );
+    crate::exec::testing::assert_fits_input_schema(Tool::LocalViewStructure, &q);
     let query: Map<String, Value> = q.as_object().unwrap().clone();
     let out = run(sandbox, budget, &query);
     if let Ok(o) = &out {
-        let violations = schema("return_schema").violations(&o.data);
-        assert!(violations.is_empty(), "{violations:?} in {}", o.data);
+        crate::exec::testing::assert_fits_return_schema(Tool::LocalViewStructure, &o.data);
     }
     out
 }

@@ -12,7 +12,6 @@ use super::run;
 use crate::config::ExecConfig;
 use crate::exec::outcome::{Failure, Outcome, Status};
 use crate::exec::Context;
-use crate::schema::Schema;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -141,12 +140,7 @@ fn query(v: Value) -> Map<String, Value> {
 
 /// Every answer must fit the catalog's return_schema.
 fn check(o: &Outcome) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("catalog/package_management/package_search.json");
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let schema = Schema::compile(&record["return_schema"]).unwrap();
-    let violations = schema.violations(&o.data);
-    assert!(violations.is_empty(), "{violations:?} in {}", o.data);
+    crate::exec::testing::assert_fits_return_schema(crate::exec::Tool::PackageSearch, &o.data);
 }
 
 fn hints(o: &Outcome) -> Vec<String> {
