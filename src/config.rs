@@ -178,11 +178,12 @@ impl SearchConfig {
 impl Config {
     /// Loads the configuration from the process environment.
     pub fn load(flags: &Overrides) -> Result<Config> {
-        // HOME only locates the default log and cache directories.
+        // HOME locates the default log and cache directories and `~` in tool paths; PATH
+        // is where language servers are looked for; the tokens authenticate GitHub calls.
         let env: BTreeMap<String, String> = std::env::vars()
             .filter(|(k, _)| {
                 k.starts_with("TOOLSCOUT_")
-                    || ["HOME", "GH_TOKEN", "GITHUB_TOKEN"].contains(&k.as_str())
+                    || ["HOME", "PATH", "GH_TOKEN", "GITHUB_TOKEN"].contains(&k.as_str())
             })
             .collect();
         Config::from_sources(flags, &env, Path::new("."))

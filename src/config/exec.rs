@@ -48,6 +48,10 @@ pub struct ExecConfig {
     pub output_chars: usize,
     /// Language server overrides by language key.
     pub lsp_servers: BTreeMap<String, Vec<String>>,
+    /// The home directory, for `~` in tool paths (`HOME`).
+    pub home: Option<PathBuf>,
+    /// Where language server programs are looked for (`PATH`).
+    pub search_path: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for ExecConfig {
@@ -65,12 +69,15 @@ impl std::fmt::Debug for ExecConfig {
             .field("pypi_url", &self.pypi_url)
             .field("output_chars", &self.output_chars)
             .field("lsp_servers", &self.lsp_servers)
+            .field("home", &self.home)
+            .field("search_path", &self.search_path)
             .finish()
     }
 }
 
 impl ExecConfig {
-    /// Settings for tests and embedders: `root` is the workspace, nothing else configured.
+    /// Settings for tests and embedders: `root` is the workspace, nothing else configured
+    /// (the process's own `HOME` and `PATH` still apply).
     pub fn for_workspace(root: &Path) -> ExecConfig {
         ExecConfig {
             workspace_root: root.to_path_buf(),
@@ -81,6 +88,10 @@ impl ExecConfig {
             pypi_url: None,
             output_chars: DEFAULT_OUTPUT_CHARS,
             lsp_servers: BTreeMap::new(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            search_path: std::env::var_os("PATH")
+                .map(|p| std::env::split_paths(&p).collect())
+                .unwrap_or_default(),
         }
     }
 
@@ -207,7 +218,14 @@ impl ExecConfig {
                 "tools.lsp_servers.{lang} (file): expected a command as a non-empty list such as [\"pylsp\"], found an empty one"
             )));
         }
+        let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let search_path = env
+            .get("PATH")
+            .map(|p| std::env::split_paths(p).collect())
+            .unwrap_or_default();
         Ok(ExecConfig {
+            home,
+            search_path,
             workspace_root,
             allowed_paths,
             github_api_url,

@@ -107,7 +107,7 @@ impl Sandbox {
         Sandbox {
             workspace: canonical(&config.workspace_root),
             roots: config.roots().map(canonical).collect(),
-            home: std::env::var_os("HOME").map(PathBuf::from),
+            home: config.home.clone(),
         }
     }
 
@@ -323,6 +323,23 @@ mod tests {
         assert!(s.allows(&root.join("src/env.rs")));
         assert!(s.allows(&root.join("src/keys.rs")));
         assert!(s.resolve("src/gitignore.rs").is_ok());
+    }
+
+    #[test]
+    fn a_tilde_is_the_configured_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = ExecConfig::for_workspace(dir.path());
+        config.home = Some(dir.path().to_path_buf());
+        let s = Sandbox::new(&config);
+        let root = dir.path().canonicalize().unwrap();
+        assert_eq!(s.resolve("~/notes.md").unwrap(), root.join("notes.md"));
+        config.home = None;
+        let e = Sandbox::new(&config).resolve("~/notes.md").unwrap();
+        assert_eq!(
+            e,
+            root.join("~/notes.md"),
+            "without a home, ~ is an ordinary name"
+        );
     }
 
     #[test]

@@ -125,10 +125,11 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn new(config: &ExecConfig) -> Registry {
-        let search_path = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).collect())
-            .unwrap_or_default();
-        Registry::with_dirs(config.lsp_servers.clone(), search_path, install_dirs())
+        Registry::with_dirs(
+            config.lsp_servers.clone(),
+            config.search_path.clone(),
+            install_dirs(),
+        )
     }
 
     pub(crate) fn with_dirs(
