@@ -2,7 +2,8 @@
 //! so fusion and calibration can be studied offline. Not part of the product.
 //!
 //! Usage: cargo run --release --example dump_evidence -- TOOLS.jsonl QUERIES.jsonl LIMIT SEED OUT
-//! Output: OUT.json (tool ids, relevance, feature names) and OUT.f32 ([queries][tools][features]).
+//! Output: OUT.json (tool ids, relevance, feature names, passage texts, owners and kinds),
+//! OUT.f32 ([queries][tools][features]), and the vectors: OUT.qvec (queries), OUT.pvec (passages).
 
 use std::io::Write;
 use toolscout::catalog::{Catalog, PassageKind, ToolDocument};
@@ -122,6 +123,7 @@ fn main() -> anyhow::Result<()> {
     }
     let meta = serde_json::json!({
         "powner": powner,
+        "ptexts": ptexts,
         "pkind": pkind.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
         "tools": catalog.tools().iter().map(|t| t.tool_id.clone()).collect::<Vec<_>>(),
         "relevant": queries.iter().map(|q| q.relevant.clone()).collect::<Vec<_>>(),
