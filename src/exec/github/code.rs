@@ -234,18 +234,14 @@ fn group_by_repository(items: &[Value], paths_only: bool) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::github::fake::{
-        assert_fits_input_schema, assert_fits_return_schema, code_item, query, search_body, Fake,
-    };
+    use crate::exec::github::fake::{assert_fits_return_schema, code_item, search_body, Fake};
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
 
     const TOOL: Tool = Tool::GithubSearchCode;
 
     async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
-        let q = query(fields);
-        assert_fits_input_schema(TOOL, &q);
-        super::super::run(&fake.context(Some("tok")), Tool::GithubSearchCode, &q).await
+        fake.call(TOOL, Some("tok"), fields).await
     }
 
     #[tokio::test]

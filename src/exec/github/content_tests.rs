@@ -1,9 +1,7 @@
 //! Tests of githubGetFileContent against the fake GitHub.
 
 use super::*;
-use crate::exec::github::fake::{
-    assert_fits_input_schema, assert_fits_return_schema, file_body, query, repo_body, Fake,
-};
+use crate::exec::github::fake::{assert_fits_return_schema, file_body, repo_body, Fake};
 use crate::exec::outcome::Status;
 use crate::exec::Tool;
 
@@ -11,9 +9,7 @@ const TOOL: Tool = Tool::GithubGetFileContent;
 const FILE: &str = "/repos/o/r/contents/src/lib.rs";
 
 async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
-    let q = query(fields);
-    assert_fits_input_schema(TOOL, &q);
-    super::super::run(&fake.context(Some("tok")), Tool::GithubGetFileContent, &q).await
+    fake.call(TOOL, Some("tok"), fields).await
 }
 
 fn numbered(n: usize) -> String {

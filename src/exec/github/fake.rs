@@ -5,6 +5,7 @@
 //! with any status and headers. Unregistered paths answer GitHub's 404.
 
 use crate::config::ExecConfig;
+use crate::exec::outcome::{Outcome, QueryError};
 use crate::exec::{Context, Tool};
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -96,6 +97,19 @@ impl Fake {
         config.github_api_url = self.base.clone();
         config.github_token = token.map(str::to_string);
         Context::new(config)
+    }
+
+    /// Runs one query of `tool` against this server, after checking that the query fits the
+    /// tool's catalog input schema (a test must not pass by sending what no caller could).
+    pub(crate) async fn call(
+        &self,
+        tool: Tool,
+        token: Option<&str>,
+        fields: Value,
+    ) -> Result<Outcome, QueryError> {
+        let q = query(fields);
+        assert_fits_input_schema(tool, &q);
+        super::run(&self.context(token), tool, &q).await
     }
 
     fn push(&self, answer: Answer) {

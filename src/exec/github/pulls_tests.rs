@@ -2,8 +2,7 @@
 
 use super::*;
 use crate::exec::github::fake::{
-    assert_fits_input_schema, assert_fits_return_schema, issue_pr_item, pull_body, query,
-    search_body, Fake,
+    assert_fits_return_schema, issue_pr_item, pull_body, search_body, Fake,
 };
 use crate::exec::outcome::{Failure, Status};
 use crate::exec::Tool;
@@ -11,14 +10,7 @@ use crate::exec::Tool;
 const TOOL: Tool = Tool::GithubSearchPullRequests;
 
 async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
-    let q = query(fields);
-    assert_fits_input_schema(TOOL, &q);
-    super::super::run(
-        &fake.context(Some("tok")),
-        Tool::GithubSearchPullRequests,
-        &q,
-    )
-    .await
+    fake.call(TOOL, Some("tok"), fields).await
 }
 
 #[tokio::test]

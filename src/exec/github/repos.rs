@@ -287,23 +287,14 @@ fn sort_merged(repos: &mut [Value], sort: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::github::fake::{
-        assert_fits_input_schema, assert_fits_return_schema, query, repo_body, search_body, Fake,
-    };
+    use crate::exec::github::fake::{assert_fits_return_schema, repo_body, search_body, Fake};
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
 
     const TOOL: Tool = Tool::GithubSearchRepositories;
 
     async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
-        let q = query(fields);
-        assert_fits_input_schema(TOOL, &q);
-        super::super::run(
-            &fake.context(Some("tok")),
-            Tool::GithubSearchRepositories,
-            &q,
-        )
-        .await
+        fake.call(TOOL, Some("tok"), fields).await
     }
 
     #[tokio::test]

@@ -1,9 +1,7 @@
 //! Tests of githubViewRepoStructure against the fake GitHub.
 
 use super::*;
-use crate::exec::github::fake::{
-    assert_fits_input_schema, assert_fits_return_schema, query, repo_body, tree_body, Fake,
-};
+use crate::exec::github::fake::{assert_fits_return_schema, repo_body, tree_body, Fake};
 use crate::exec::outcome::Status;
 use crate::exec::Tool;
 
@@ -24,9 +22,7 @@ const TREE: [(&str, &str); 12] = [
 ];
 
 async fn call(fake: &Fake, fields: Value) -> Result<Outcome, QueryError> {
-    let q = query(fields);
-    assert_fits_input_schema(TOOL, &q);
-    super::super::run(&fake.context(None), Tool::GithubViewRepoStructure, &q).await
+    fake.call(TOOL, None, fields).await
 }
 
 fn serve(fake: &Fake, branch: &str) {
