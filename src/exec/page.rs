@@ -1,8 +1,50 @@
-//! Character pagination of long tool output. Offsets count Unicode scalar values, not bytes,
-//! so a page never splits a character and `charOffset` means the same in every language an
-//! agent is written in.
+//! Pagination of tool output: pages of a list of items ([`ListPage`]), and character pages
+//! of long text ([`paginate`]). Character offsets count Unicode scalar values, not bytes, so a
+//! page never splits a character and `charOffset` means the same in every language an agent
+//! is written in.
 
 use serde_json::{json, Value};
+use std::ops::Range;
+
+/// Page `number` of a list of `total` items shown `size` at a time. Each tool names the
+/// fields of its own pagination object (octocode's contracts differ), so this holds only the
+/// arithmetic they share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ListPage {
+    /// 1-based; may lie past the last page, which then shows nothing.
+    pub number: usize,
+    pub size: usize,
+    pub total: usize,
+    /// At least 1: an empty list is one empty page.
+    pub pages: usize,
+}
+
+impl ListPage {
+    /// A page and a size below 1 count as 1.
+    pub(crate) fn new(total: usize, number: usize, size: usize) -> ListPage {
+        let size = size.max(1);
+        ListPage {
+            number: number.max(1),
+            size,
+            total,
+            pages: total.div_ceil(size).max(1),
+        }
+    }
+
+    /// The indexes of the items on this page; empty past the last page.
+    pub(crate) fn range(&self) -> Range<usize> {
+        let start = (self.number - 1).saturating_mul(self.size).min(self.total);
+        start..start.saturating_add(self.size).min(self.total)
+    }
+
+    pub(crate) fn has_more(&self) -> bool {
+        self.number < self.pages
+    }
+
+    pub(crate) fn is_past_end(&self) -> bool {
+        self.number > self.pages
+    }
+}
 
 /// One page of a text.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +113,38 @@ pub fn paginate(text: &str, offset: Option<usize>, length: Option<usize>, budget
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_pages_cover_every_item_once() {
+        for total in 0..12 {
+            for size in 1..5 {
+                let first = ListPage::new(total, 1, size);
+                let mut seen = Vec::new();
+                for number in 1..=first.pages {
+                    let page = ListPage::new(total, number, size);
+                    assert!(!page.is_past_end());
+                    assert_eq!(page.has_more(), number < first.pages);
+                    seen.extend(page.range());
+                }
+                assert_eq!(
+                    seen,
+                    (0..total).collect::<Vec<_>>(),
+                    "{total} items by {size}"
+                );
+                let past = ListPage::new(total, first.pages + 1, size);
+                assert!(past.is_past_end() && past.range().is_empty() && !past.has_more());
+            }
+        }
+    }
+
+    #[test]
+    fn list_page_clamps_zero_and_huge_numbers() {
+        let p = ListPage::new(0, 0, 0);
+        assert_eq!((p.number, p.size, p.pages, p.range()), (1, 1, 1, 0..0));
+        let far = ListPage::new(10, usize::MAX, 3);
+        assert!(far.is_past_end());
+        assert_eq!(far.range(), 10..10);
+    }
 
     #[test]
     fn short_text_is_one_page_without_pagination() {

@@ -7,6 +7,7 @@
 use super::client::{Github, Media, Subject};
 use super::window::{size_of, window};
 use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::page::ListPage;
 use crate::exec::{parse_query, Context};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -177,18 +178,16 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
 
     let total_files = entries.iter().filter(|e| !e.folder).count();
     let total_folders = entries.len() - total_files;
-    let per_page = q.entries_per_page.max(1);
-    let total_pages = entries.len().div_ceil(per_page).max(1);
-    let page = q.entry_page_number.max(1);
-    let from = ((page - 1) * per_page).min(entries.len());
-    let page_entries = &entries[from..(from + per_page).min(entries.len())];
+    let list = ListPage::new(entries.len(), q.entry_page_number, q.entries_per_page);
+    let (page, per_page, total_pages) = (list.number, list.size, list.pages);
+    let page_entries = &entries[list.range()];
 
     let mut data = json!({"owner": owner, "repo": repo, "branch": branch, "path": target});
     data["summary"] = json!({
         "totalFiles": total_files, "totalFolders": total_folders, "truncated": truncated,
         "filtered": filtered, "originalCount": original,
     });
-    data["pagination"] = json!({"currentPage": page, "totalPages": total_pages, "hasMore": page < total_pages, "totalEntries": entries.len(), "entriesPerPage": per_page});
+    data["pagination"] = json!({"currentPage": page, "totalPages": total_pages, "hasMore": list.has_more(), "totalEntries": entries.len(), "entriesPerPage": per_page});
     if page_entries.is_empty() {
         if entries.is_empty() {
             hints.push(if filtered {
@@ -223,7 +222,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         "{} entries ({total_files} files, {total_folders} folders); page {page} of {total_pages}",
         entries.len()
     ));
-    if page < total_pages {
+    if list.has_more() {
         hints.push(format!("Next: entryPageNumber={}", page + 1));
     }
     hints.extend(w.hints);

@@ -15,6 +15,7 @@ mod tests;
 pub(super) mod walk;
 
 use crate::exec::outcome::{Outcome, QueryError};
+use crate::exec::page::ListPage;
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
 use filters::{type_letter, Filters};
@@ -168,32 +169,32 @@ pub(crate) fn run(
         ));
     }
 
-    let per_page = q.files_per_page.unwrap_or(DEFAULT_PER_PAGE).max(1);
-    let total = found.len();
-    let total_pages = total.div_ceil(per_page);
-    let page = q.file_page_number.unwrap_or(1).max(1);
-    let pagination = |current: usize| {
-        json!({
-            "currentPage": current,
-            "totalPages": total_pages,
-            "filesPerPage": per_page,
-            "totalFiles": total,
-            "hasMore": current < total_pages,
-        })
-    };
-    if page > total_pages {
+    let list = ListPage::new(
+        found.len(),
+        q.file_page_number.unwrap_or(1),
+        q.files_per_page.unwrap_or(DEFAULT_PER_PAGE),
+    );
+    let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
+    let pagination = json!({
+        "currentPage": page,
+        "totalPages": total_pages,
+        "filesPerPage": per_page,
+        "totalFiles": total,
+        "hasMore": list.has_more(),
+    });
+    if list.is_past_end() {
         let mut hints = vec![format!(
             "filePageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}; use filePageNumber=1 to {total_pages}"
         )];
         hints.extend(notes);
         return Ok(Outcome::empty(
-            json!({"files": [], "pagination": pagination(page), "hints": hints}),
+            json!({"files": [], "pagination": pagination, "hints": hints}),
         ));
     }
 
     let details = q.details.unwrap_or(true);
     let show_modified = q.show_file_last_modified.unwrap_or(true);
-    let slice = &found[(page - 1) * per_page..(page * per_page).min(total)];
+    let slice = &found[list.range()];
     let items: Vec<Value> = slice
         .iter()
         .map(|f| item(f, details, show_modified))
@@ -221,7 +222,7 @@ pub(crate) fn run(
     hints.extend(follow_ups(slice, &q));
     let mut data = Map::new();
     data.insert("files".into(), Value::Array(window.items));
-    data.insert("pagination".into(), pagination(page));
+    data.insert("pagination".into(), pagination);
     if let Some(chars) = window.pagination {
         data.insert("charPagination".into(), chars);
     }

@@ -12,6 +12,7 @@ mod tests;
 use super::find::format;
 use super::find::walk::{self, Cut, Limits, Visit};
 use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::page::ListPage;
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
@@ -281,18 +282,20 @@ pub(crate) fn run(
         ));
     }
 
-    let per_page = q.entries_per_page.unwrap_or(DEFAULT_PER_PAGE).max(1);
-    let total = items.len();
-    let total_pages = total.div_ceil(per_page);
-    let page = q.entry_page_number.unwrap_or(1).max(1);
+    let list = ListPage::new(
+        items.len(),
+        q.entry_page_number.unwrap_or(1),
+        q.entries_per_page.unwrap_or(DEFAULT_PER_PAGE),
+    );
+    let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
     let pagination = json!({
         "currentPage": page,
         "totalPages": total_pages,
         "entriesPerPage": per_page,
         "totalEntries": total,
-        "hasMore": page < total_pages,
+        "hasMore": list.has_more(),
     });
-    if page > total_pages {
+    if list.is_past_end() {
         let mut hints = vec![format!(
             "entryPageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}"
         )];
@@ -301,7 +304,7 @@ pub(crate) fn run(
             json!({"path": display, "entries": [], "summary": summary, "pagination": pagination, "hints": hints}),
         ));
     }
-    let slice = &items[(page - 1) * per_page..(page * per_page).min(total)];
+    let slice = &items[list.range()];
     let human = q.human_readable.unwrap_or(true);
     let show_modified = q.show_file_last_modified.unwrap_or(true);
     let values = slice
@@ -323,8 +326,8 @@ pub(crate) fn run(
             slice.len()
         ));
     }
-    if page < total_pages {
-        let next: Vec<String> = items[page * per_page..]
+    if list.has_more() {
+        let next: Vec<String> = items[list.range().end..]
             .iter()
             .take(3)
             .map(shown_name)

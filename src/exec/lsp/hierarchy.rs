@@ -9,6 +9,7 @@ use super::fallback::Scope;
 use super::text::{self, Files};
 use super::{ask, connect, hidden_hint, mode, prepare, start_line, visible, Answerer, Target};
 use crate::exec::outcome::{Outcome, QueryError};
+use crate::exec::page::ListPage;
 use crate::exec::Context;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -370,14 +371,9 @@ fn render(
     };
     let item = display(&graph.item, &mut files, &[start_line(&graph.item.range)]);
     let total = graph.calls.len();
-    let per_page = q.calls_per_page.max(1);
-    let total_pages = total.div_ceil(per_page).max(1);
-    let page: Vec<&Call> = graph
-        .calls
-        .iter()
-        .skip((q.page.max(1) - 1).saturating_mul(per_page))
-        .take(per_page)
-        .collect();
+    let list = ListPage::new(total, q.page, q.calls_per_page);
+    let (per_page, total_pages) = (list.size, list.pages);
+    let page: Vec<&Call> = graph.calls[list.range()].iter().collect();
     let mut entries: Vec<Value> = page
         .iter()
         .map(|call| {
@@ -435,7 +431,7 @@ fn render(
     } else if entries.is_empty() && window.pagination.is_none() {
         hints.push(format!(
             "page {} is past the last page ({total_pages}); use page=1 to {total_pages}",
-            q.page
+            list.number
         ));
     } else {
         hints.push(format!(
@@ -445,11 +441,11 @@ fn render(
         if depth > 1 {
             hints.push("level says how far from the item a call is; via names the function of the level above it connects to".into());
         }
-        if q.page < total_pages {
+        if list.has_more() {
             hints.push(format!(
                 "Page {} of {total_pages}: pass page={} for more",
-                q.page,
-                q.page + 1
+                list.number,
+                list.number + 1
             ));
         }
         hints.push(
@@ -470,10 +466,10 @@ fn render(
     data.insert(
         "pagination".into(),
         json!({
-            "currentPage": q.page,
+            "currentPage": list.number,
             "totalPages": total_pages,
             "totalResults": total,
-            "hasMore": q.page < total_pages,
+            "hasMore": list.has_more(),
             "resultsPerPage": per_page,
         }),
     );

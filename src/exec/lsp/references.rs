@@ -10,6 +10,7 @@ use super::{
     Target,
 };
 use crate::exec::outcome::{Outcome, QueryError};
+use crate::exec::page::ListPage;
 use crate::exec::Context;
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
@@ -201,10 +202,9 @@ fn render(
     mut hints: Vec<String>,
 ) -> Outcome {
     let total = refs.len();
-    let per_page = q.references_per_page.max(1);
-    let total_pages = total.div_ceil(per_page).max(1);
-    let start = (q.page.max(1) - 1).saturating_mul(per_page);
-    let page: Vec<&Reference> = refs.iter().skip(start).take(per_page).collect();
+    let list = ListPage::new(total, q.page, q.references_per_page);
+    let (per_page, total_pages) = (list.size, list.pages);
+    let page: Vec<&Reference> = refs[list.range()].iter().collect();
     let file_count = {
         let mut names: Vec<&str> = refs.iter().map(|r| r.display.as_str()).collect();
         names.sort_unstable();
@@ -239,18 +239,18 @@ fn render(
     } else if locations.is_empty() {
         hints.push(format!(
             "page {} is past the last page ({total_pages}); use page=1 to {total_pages}",
-            q.page
+            list.number
         ));
     } else {
         hints.push(format!(
             "Found {total} reference(s) in {file_count} file(s)"
         ));
         hints.push("isDefinition=true marks the declaration; use range.start.line + 1 as lineHint for follow-up LSP calls".into());
-        if q.page < total_pages {
+        if list.has_more() {
             hints.push(format!(
                 "Page {} of {total_pages}: pass page={} for more",
-                q.page,
-                q.page + 1
+                list.number,
+                list.number + 1
             ));
         }
         hints.push("For call relationships only, lspCallHierarchy is more precise".into());
@@ -259,10 +259,10 @@ fn render(
     let data = json!({
         "locations": locations,
         "pagination": {
-            "currentPage": q.page,
+            "currentPage": list.number,
             "totalPages": total_pages,
             "totalResults": total,
-            "hasMore": q.page < total_pages,
+            "hasMore": list.has_more(),
             "resultsPerPage": per_page,
         },
         "hasMultipleFiles": file_count > 1,

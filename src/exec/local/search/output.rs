@@ -5,6 +5,7 @@
 use super::engine::{FileResult, Searched, SEARCH_DEADLINE};
 use super::options::{BinaryFiles, Case, Options, Output, Sort};
 use crate::exec::outcome::Outcome;
+use crate::exec::page::ListPage;
 use crate::exec::sandbox::Sandbox;
 use serde_json::{json, Map, Value};
 use std::time::Duration;
@@ -49,24 +50,22 @@ impl Run<'_> {
         if total_files == 0 {
             return self.empty(data, &s);
         }
-        let per_page = o.files_per_page;
-        let total_pages = total_files.div_ceil(per_page);
-        let page = o.file_page;
+        let list = ListPage::new(total_files, o.file_page, o.files_per_page);
+        let (page, per_page, total_pages) = (list.number, list.size, list.pages);
         let pagination = json!({
             "currentPage": page,
             "totalPages": total_pages,
             "filesPerPage": per_page,
             "totalFiles": total_files,
-            "hasMore": page < total_pages,
+            "hasMore": list.has_more(),
         });
-        if page > total_pages {
+        if list.is_past_end() {
             data.insert("pagination".into(), pagination);
             let mut hints = vec![format!("filePageNumber={page} is past the last page ({total_pages}); use filePageNumber=1..{total_pages}")];
             hints.extend(self.totals_hint(total_files, total_count));
             return self.finish_empty(data, &s, hints);
         }
-        let from = (page - 1) * per_page;
-        let shown = &s.files[from..(from + per_page).min(total_files)];
+        let shown = &s.files[list.range()];
         let entries: Vec<Value> = shown.iter().map(|f| self.file_entry(f)).collect();
         let (files, window) = match self.window(entries) {
             Ok(w) => w,
@@ -85,7 +84,7 @@ impl Run<'_> {
             hints.extend(w.hints.iter().cloned());
         }
         let window_more = window.as_ref().is_some_and(|w| w.has_more);
-        if page < total_pages {
+        if list.has_more() {
             let then = if window_more {
                 " (after the remaining character windows of this page)"
             } else {
