@@ -20,6 +20,7 @@ mod resilience;
 pub(crate) mod sandbox;
 #[cfg(test)]
 pub(crate) mod testing;
+pub(crate) mod text;
 
 pub use call::{CallResult, Executor, QueryResult, MAX_QUERIES};
 pub use outcome::{Failure, Outcome, QueryError, Status};

@@ -16,6 +16,7 @@ use crate::exec::outcome::{Failure, Outcome, QueryError};
 use crate::exec::page::paginate;
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
+use crate::exec::text::split_lines;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::io::Read;
@@ -290,7 +291,7 @@ pub(crate) fn run(
         || q.match_string.is_some()
         || q.start_line.is_some();
     let (text, meta, mut warnings) = read_text(&path, &q.path, partial)?;
-    let lines = extract::split_lines(&text);
+    let lines = split_lines(&text);
     let total_lines = lines.len();
     let modified = meta
         .modified()

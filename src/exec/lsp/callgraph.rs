@@ -9,6 +9,7 @@ use super::hierarchy::{Call, Direction, Graph, Node};
 use super::line_range;
 use super::resolve::{self, Syntax};
 use super::text::Files;
+use crate::exec::text::split_lines;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,7 @@ pub(crate) fn build(scope: &Scope, start: &Start, direction: Direction, depth: u
     let symbol = start.symbol;
     // The item: the position itself when it declares the symbol, else the first declaration.
     let here_declares = files.get(start.path).and_then(|text| {
-        let lines = resolve::lines(&text);
+        let lines = split_lines(&text);
         let line = lines.get(start.line)?;
         fallback::declaration_kind(&resolve::mask(line, &syntax), start.byte, symbol.len())
     });
@@ -50,17 +51,14 @@ pub(crate) fn build(scope: &Scope, start: &Start, direction: Direction, depth: u
             .next()
             .and_then(|h| {
                 let text = files.get(&h.path)?;
-                let byte = resolve::byte_of_utf16(resolve::lines(&text).get(h.line)?, h.start);
+                let byte = resolve::byte_of_utf16(split_lines(&text).get(h.line)?, h.start);
                 Some((h.path, h.line, byte, h.kind.unwrap_or("function")))
             }),
     };
     let item = match &declaration {
         Some((path, line, byte, kind)) => {
             let text = files.get(path).unwrap_or_default();
-            let line_text = resolve::lines(&text)
-                .get(*line)
-                .map_or("", |l| l)
-                .to_string();
+            let line_text = split_lines(&text).get(*line).map_or("", |l| l).to_string();
             Node::new(
                 symbol,
                 kind,
@@ -123,7 +121,7 @@ fn callers(
             let Some(text) = files.get(&hit.path) else {
                 continue;
             };
-            let lines = resolve::lines(&text);
+            let lines = split_lines(&text);
             let Some(line) = lines.get(hit.line) else {
                 continue;
             };
@@ -206,7 +204,7 @@ fn callees(
             let Some(text) = files.get(path) else {
                 continue;
             };
-            let lines = resolve::lines(&text);
+            let lines = split_lines(&text);
             let end = fallback::body_end(&lines, *decl, &syntax);
             for (name, l, b) in fallback::calls_in(&lines, *decl, end, &syntax, (*decl, *byte)) {
                 let site = name_range(l, lines[l], b, &name);
@@ -231,7 +229,7 @@ fn callees(
                 Some(h) => {
                     if seen.insert(name.clone()) {
                         if let Some(text) = files.get(&h.path) {
-                            let byte = resolve::lines(&text)
+                            let byte = split_lines(&text)
                                 .get(h.line)
                                 .map_or(0, |l| resolve::byte_of_utf16(l, h.start));
                             next.push((name.clone(), h.path.clone(), h.line, byte));

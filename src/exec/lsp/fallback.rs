@@ -13,6 +13,7 @@ use super::registry::Language;
 use super::resolve::{self, is_word, Syntax};
 use super::text::Files;
 use crate::exec::sandbox::Sandbox;
+use crate::exec::text::split_lines;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -183,7 +184,7 @@ pub(crate) fn find(
         if !names.iter().any(|n| text.contains(n)) {
             continue;
         }
-        for (n, line) in resolve::lines(&text).into_iter().enumerate() {
+        for (n, line) in split_lines(&text).into_iter().enumerate() {
             let masked = resolve::mask(line, syntax);
             for name in names {
                 for byte in resolve::occurrences(line, name, syntax) {
@@ -367,7 +368,7 @@ mod tests {
     #[test]
     fn enclosing_functions_follow_indentation() {
         let src = "function outer() {\n  if (x) {\n    inner(1);\n  }\n}\n\nif (y) {\n  inner(2);\n}\nclass A {\n  run() {\n    inner(3);\n  }\n}\nconst f = () => inner(4);\n";
-        let lines = resolve::lines(src);
+        let lines = split_lines(src);
         let at = |l: usize| {
             enclosing(&lines, l, lines[l].find("inner").unwrap(), &C_LIKE)
                 .map(|(n, line, _)| (n, line))
@@ -381,7 +382,7 @@ mod tests {
         assert_eq!(at(11), Some(("run".into(), 10)));
         assert_eq!(at(14), Some(("f".into(), 14)));
         let py = "class A:\n    def total(self):\n        return self.sum()\n";
-        let lines = resolve::lines(py);
+        let lines = split_lines(py);
         assert_eq!(
             enclosing(&lines, 2, 20, &HASH).map(|(n, l, _)| (n, l)),
             Some(("total".into(), 1))
@@ -391,7 +392,7 @@ mod tests {
     #[test]
     fn bodies_and_calls() {
         let src = "function a(x) {\n  const y = b(x) + c.d(1);\n  if (y) { return e<T>(y); }\n}\nfunction z() {}\n";
-        let lines = resolve::lines(src);
+        let lines = split_lines(src);
         assert_eq!(body_end(&lines, 0, &C_LIKE), 3);
         assert_eq!(body_end(&lines, 4, &C_LIKE), 4);
         let calls: Vec<String> = calls_in(&lines, 0, 3, &C_LIKE, (0, 9))
@@ -400,7 +401,7 @@ mod tests {
             .collect();
         assert_eq!(calls, vec!["b", "d", "e"]);
         let py = "def total(self):\n    x = self.sum()\n\n    return x\nprint(1)\n";
-        let lines = resolve::lines(py);
+        let lines = split_lines(py);
         assert_eq!(body_end(&lines, 0, &HASH), 3);
         let calls: Vec<String> = calls_in(&lines, 0, 3, &HASH, (0, 4))
             .into_iter()

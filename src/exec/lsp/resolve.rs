@@ -5,6 +5,7 @@
 //! literals and line comments never count: a name mentioned in a log message is not the symbol.
 
 use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::text::split_lines;
 
 /// How far from `lineHint` a symbol is looked for.
 pub(crate) const SEARCH_RADIUS: usize = 5;
@@ -56,17 +57,6 @@ pub(crate) struct Resolved {
 /// Characters that continue an identifier (`$` for JavaScript and PHP).
 pub(crate) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-/// The lines of a text, without their `\r\n` or `\n`; a final newline does not start a line.
-pub(crate) fn lines(text: &str) -> Vec<&str> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    if text.is_empty() {
-        return Vec::new();
-    }
-    body.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
 }
 
 /// `line` with string-literal contents and comments replaced by spaces of the same byte
@@ -191,7 +181,7 @@ pub(crate) fn resolve(
     order_hint: usize,
     syntax: &Syntax,
 ) -> Result<Resolved, QueryError> {
-    let lines = lines(text);
+    let lines = split_lines(text);
     if line_hint == 0 || line_hint > lines.len() {
         return Err(QueryError::new(
             Failure::Invalid,
@@ -376,9 +366,10 @@ mod tests {
                 .map(char::len_utf16)
                 .sum::<usize>()
         );
-        assert_eq!(byte_of_utf16(lines(text)[0], r.character), r.byte);
-        assert_eq!(lines(text), vec!["const é𝄞 = 1; let x = foo;", "foo();"]);
-        assert!(lines("").is_empty());
-        assert_eq!(lines("a\n\n"), vec!["a", ""]);
+        assert_eq!(byte_of_utf16(split_lines(text)[0], r.character), r.byte);
+        assert_eq!(
+            split_lines(text),
+            vec!["const é𝄞 = 1; let x = foo;", "foo();"]
+        );
     }
 }

@@ -2,9 +2,9 @@
 //! file with clear errors, numbered context snippets (`" 112|   code"`, `">113|"` marking the
 //! target line) and character windows over the snippets of a long answer.
 
-use super::resolve;
 use crate::exec::outcome::{Failure, QueryError};
 use crate::exec::page::paginate;
+use crate::exec::text::split_lines;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -137,7 +137,7 @@ impl Files {
     /// A numbered snippet of `path` around the 0-based `targets`, or "" when unreadable.
     pub(crate) fn snippet(&mut self, path: &Path, targets: &[usize], context: usize) -> String {
         self.get(path)
-            .map(|text| snippet(&resolve::lines(&text), targets, context))
+            .map(|text| snippet(&split_lines(&text), targets, context))
             .unwrap_or_default()
     }
 }

@@ -9,18 +9,6 @@ use crate::exec::outcome::{Failure, QueryError};
 /// Matches beyond this many are not extracted (a warning says how many there were).
 pub(crate) const MAX_MATCHES: usize = 50;
 
-/// A file's lines: split on `\n`, a final terminator does not start another line, and a
-/// trailing `\r` is not part of a line.
-pub(crate) fn split_lines(text: &str) -> Vec<&str> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    if text.is_empty() {
-        return Vec::new();
-    }
-    body.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
-}
-
 /// What matchString is compiled to.
 pub(crate) enum Needle {
     Substring {
@@ -188,15 +176,7 @@ pub(crate) fn by_lines(lines: &[&str], start: usize, end: usize) -> Option<LineE
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_are_counted_like_an_editor_counts_them() {
-        assert_eq!(split_lines(""), Vec::<&str>::new());
-        assert_eq!(split_lines("a"), ["a"]);
-        assert_eq!(split_lines("a\n"), ["a"]);
-        assert_eq!(split_lines("a\r\nb\r\n\n"), ["a", "b", ""]);
-        assert_eq!(split_lines("\n"), [""]);
-    }
+    use crate::exec::text::split_lines;
 
     #[test]
     fn windows_merge_and_gaps_are_marked() {
