@@ -4,7 +4,9 @@
 
 mod call_cli;
 mod compare_cli;
+mod eval_cli;
 mod recommend_cli;
+mod search_cli;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -15,7 +17,7 @@ use toolscout::catalog::{self, Catalog, LoadError};
 use toolscout::config::{Config, Overrides};
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{Engine, SearchMode, SearchRequest};
+use toolscout::engine::Engine;
 use toolscout::http::{app, AppState, LoadReport};
 
 #[derive(Parser)]
@@ -52,97 +54,35 @@ enum Command {
         command: CatalogCommand,
     },
     /// Find tools for a need, ranked and explained
-    Search(SearchArgs),
+    Search(search_cli::SearchArgs),
     /// What to use, in what order, for a task: analysis, explained picks and a workflow
     Recommend(recommend_cli::RecommendArgs),
     /// Measure retrieval quality on a JSONL tool set and query set
-    Eval(EvalArgs),
+    Eval(eval_cli::EvalArgs),
     /// Compare 2 to 10 tools on evidence from the catalog, for a stated situation
     Compare(compare_cli::CompareArgs),
     /// Run one of the 13 research tools on 1 to 5 queries and print the JSON result
     Call(call_cli::CallArgs),
 }
 
+/// How `search` and `recommend` print their answer.
 #[derive(Args)]
-struct SearchArgs {
-    /// What the tool should do, in plain words, or a tool's name
-    query: String,
-    /// keyword (BM25), semantic (embeddings) or hybrid (both, fused; the default)
-    #[arg(long, value_enum)]
-    mode: Option<ModeArg>,
-    /// How many results at most (1..50)
-    #[arg(long, short = 'k', default_value_t = 10)]
-    k: usize,
-    /// Only tools of this category
-    #[arg(long)]
-    category: Option<String>,
-    /// The caller's situation (language, environment); shifts the ranking toward it
-    #[arg(long)]
-    context: Option<String>,
-    /// Include each tool's usage examples
-    #[arg(long)]
-    examples: bool,
+pub(crate) struct PresentationArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
     format: OutputFormat,
     /// How much to show: concise (what picking a tool needs) or detailed (all evidence)
     #[arg(long, value_enum, default_value_t = DetailArg::Detailed)]
     detail: DetailArg,
-    /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
-    #[arg(long, value_name = "DIR")]
-    models: Option<PathBuf>,
 }
 
-#[derive(Args)]
-struct EvalArgs {
-    /// Tools, one JSON object a line: id, name, description[, name_for_human, description_for_model]
-    #[arg(long, value_name = "FILE")]
-    tools: PathBuf,
-    /// Queries, one JSON object a line: qid, query, relevant (tool ids)
-    #[arg(long, value_name = "FILE")]
-    queries: PathBuf,
-    /// Which modes to measure
-    #[arg(long, value_enum, default_value_t = EvalMode::All)]
-    mode: EvalMode,
-    /// Measure a seeded random sample of this many queries
-    #[arg(long)]
-    limit: Option<usize>,
-    /// Seed of the sample
-    #[arg(long, default_value_t = 42)]
-    seed: u64,
-    /// Print the report as JSON
-    #[arg(long)]
-    json: bool,
-    /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
-    #[arg(long, value_name = "DIR")]
-    models: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum ModeArg {
-    Keyword,
-    Semantic,
-    Hybrid,
-}
-
-impl From<ModeArg> for SearchMode {
-    fn from(m: ModeArg) -> SearchMode {
-        match m {
-            ModeArg::Keyword => SearchMode::Keyword,
-            ModeArg::Semantic => SearchMode::Semantic,
-            ModeArg::Hybrid => SearchMode::Hybrid,
+impl From<&PresentationArgs> for toolscout::format::Presentation {
+    fn from(p: &PresentationArgs) -> Self {
+        toolscout::format::Presentation {
+            response_format: p.format.into(),
+            detail_level: p.detail.into(),
         }
     }
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum EvalMode {
-    Keyword,
-    Semantic,
-    Hybrid,
-    All,
-    /// Multi-tool queries: hybrid search's first 5 against recommend's 5, for all gold tools
-    Multi,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -288,12 +228,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => {
             flags.models_dir = args.models.clone();
             let config = Config::load(&flags)?;
-            search(&config, args)
+            search_cli::search(&config, args)
         }
         Command::Eval(args) => {
             flags.models_dir = args.models.clone();
             let config = Config::load(&flags)?;
-            eval(&config, args)
+            eval_cli::eval(&config, args)
         }
         Command::Compare(args) => {
             flags.models_dir = args.models.clone();
@@ -307,7 +247,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Loads the embedding model, or says why there is none.
 /// The engine over `catalog` as the configuration asks (search settings, vector cache).
 pub(crate) fn build_engine(
     config: &Config,
@@ -322,48 +261,11 @@ pub(crate) fn build_engine(
     )?)
 }
 
+/// Loads the embedding model, or says why there is none.
 pub(crate) fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
     OnnxEmbedder::load(&config.models_dir)
         .map(|e| Arc::new(e) as Arc<dyn Embedder>)
         .map_err(|e| e.to_string())
-}
-
-fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    let catalog = match Catalog::load(&config.catalog_dir) {
-        Ok((catalog, _)) => catalog,
-        Err(e) => return Err(toolscout::Error::from(e).into()),
-    };
-    let catalog = Arc::new(catalog);
-    let mut req = SearchRequest::new(args.query);
-    req.search_mode = args.mode.map(Into::into);
-    req.max_results = args.k;
-    req.category = args.category;
-    req.context = args.context;
-    req.include_examples = args.examples;
-    let req = match req.validated(&catalog) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
-    // Keyword mode needs no model; do not pay for loading one.
-    let embedder = if req.search_mode == Some(SearchMode::Keyword) {
-        Err("keyword mode requested".to_string())
-    } else {
-        load_embedder(config)
-    };
-    let engine = build_engine(config, catalog, embedder)?;
-    let response = match engine.search(&req) {
-        Ok(r) => r,
-        Err(e) => return Ok(engine_error(&e)),
-    };
-    let presentation = toolscout::format::Presentation {
-        response_format: args.format.into(),
-        detail_level: args.detail.into(),
-    };
-    emit(&toolscout::format::render_search(&response, presentation)?);
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints an error with every violation's pointer and the recovery suggestions.
@@ -384,12 +286,9 @@ pub(crate) fn print_error(e: &toolscout::Error) {
     }
 }
 
-/// Prints an engine error with its recovery suggestions; exit code 1.
+/// Prints an error the engine returned, like [`print_error`]; exit code 1.
 pub(crate) fn engine_error(e: &toolscout::Error) -> ExitCode {
-    eprintln!("error: {e}");
-    for s in e.recovery_suggestions() {
-        eprintln!("  hint: {s}");
-    }
+    print_error(e);
     ExitCode::from(1)
 }
 
@@ -409,62 +308,6 @@ pub(crate) fn emit(rendered: &toolscout::format::Rendered) {
             eprintln!("error: cannot write the output: {e}");
         }
     }
-}
-
-/// Prints an error with every violation and hint, as the HTTP envelope lists them.
-fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let tools: Vec<toolscout::eval::EvalTool> = toolscout::eval::read_jsonl(&args.tools)?;
-    let queries: Vec<toolscout::eval::EvalQuery> = toolscout::eval::read_jsonl(&args.queries)?;
-    let queries = toolscout::eval::sample(queries, args.limit, args.seed);
-    if let EvalMode::Multi = args.mode {
-        let embedder = load_embedder(config);
-        let engine = toolscout::eval::engine(&tools, embedder)?;
-        let report = toolscout::eval::run_multi(&engine, &queries)?;
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        } else {
-            print!("{}", toolscout::eval::render_multi(&report));
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let modes: Vec<SearchMode> = match args.mode {
-        EvalMode::Multi => unreachable!("handled above"),
-        EvalMode::Keyword => vec![SearchMode::Keyword],
-        EvalMode::Semantic => vec![SearchMode::Semantic],
-        EvalMode::Hybrid => vec![SearchMode::Hybrid],
-        EvalMode::All => vec![
-            SearchMode::Keyword,
-            SearchMode::Semantic,
-            SearchMode::Hybrid,
-        ],
-    };
-    let needs_model = modes.iter().any(|m| *m != SearchMode::Keyword);
-    let embedder = if needs_model {
-        load_embedder(config)
-    } else {
-        Err("keyword only".into())
-    };
-    if let (true, Err(reason)) = (needs_model, &embedder) {
-        anyhow::bail!("semantic modes need the embedding model: {reason}");
-    }
-    let build = std::time::Instant::now();
-    let engine = toolscout::eval::engine(&tools, embedder)?;
-    eprintln!(
-        "{} tools indexed in {:.2}s; {} queries",
-        tools.len(),
-        build.elapsed().as_secs_f64(),
-        queries.len()
-    );
-    let mut reports = Vec::new();
-    for mode in modes {
-        reports.push(toolscout::eval::run(&engine, &queries, mode)?);
-    }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
-    } else {
-        print!("{}", toolscout::eval::render(&reports));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn validate(config: &Config, strict: bool, format: Format) -> anyhow::Result<ExitCode> {

@@ -1,7 +1,7 @@
 //! `toolscout recommend "<task>"`: the CLI door to `Engine::recommend`, with the same
 //! validation and rendering as `POST /recommend`.
 
-use crate::{build_engine, emit, engine_error, load_embedder, DetailArg, OutputFormat};
+use crate::{build_engine, emit, engine_error, load_embedder, print_error, PresentationArgs};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,12 +46,8 @@ pub(crate) struct RecommendArgs {
     /// Add the reasoning behind the analysis and scores
     #[arg(long)]
     explain: bool,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    format: OutputFormat,
-    /// concise or detailed
-    #[arg(long, value_enum, default_value_t = DetailArg::Detailed)]
-    detail: DetailArg,
+    #[command(flatten)]
+    presentation: PresentationArgs,
     /// Directory with the embedding model (env TOOLSCOUT_MODELS_DIR)
     #[arg(long, value_name = "DIR")]
     pub models: Option<PathBuf>,
@@ -100,7 +96,7 @@ pub(crate) fn recommend(config: &Config, args: RecommendArgs) -> anyhow::Result<
     let req = match req.validated(&catalog) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            print_error(&e);
             return Ok(ExitCode::from(2));
         }
     };
@@ -109,10 +105,7 @@ pub(crate) fn recommend(config: &Config, args: RecommendArgs) -> anyhow::Result<
         Ok(r) => r,
         Err(e) => return Ok(engine_error(&e)),
     };
-    let presentation = toolscout::format::Presentation {
-        response_format: args.format.into(),
-        detail_level: args.detail.into(),
-    };
+    let presentation = (&args.presentation).into();
     emit(&toolscout::format::render_recommend(
         &response,
         presentation,

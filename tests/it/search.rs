@@ -544,3 +544,34 @@ fn a_closed_pipe_ends_cli_output_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(status.success(), "{status:?}: {stderr}");
 }
+
+/// A request with several bad fields names every one of them, with its pointer and the
+/// recovery hints, through the CLI doors as through HTTP (the CLI once printed only the
+/// first and "(and 1 more)").
+#[test]
+fn cli_requests_list_every_violation_with_hints() {
+    let cases: [(&[&str], &[&str]); 2] = [
+        (&["search", "", "-k", "99"], &["/max_results:", "/query:"]),
+        (
+            &["recommend", "", "-k", "0"],
+            &["/max_recommendations:", "/task_description:"],
+        ),
+    ];
+    for (args, pointers) in cases {
+        let out = crate::common::toolscout()
+            .arg("--catalog")
+            .arg(crate::common::shipped_catalog())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        for pointer in pointers {
+            assert!(
+                stderr.lines().any(|l| l.trim_start().starts_with(pointer)),
+                "{args:?} does not list {pointer}: {stderr}"
+            );
+        }
+        assert!(stderr.contains("  hint: "), "{args:?}: {stderr}");
+    }
+}
