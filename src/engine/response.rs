@@ -140,6 +140,10 @@ pub struct ScoreDetails {
     pub context: f64,
     /// Whether the query named this tool exactly.
     pub exact_match: bool,
+    /// Edits (1 or 2) between the query and this tool's closest id, name or alias, when the
+    /// query looks like a typo of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_edits: Option<usize>,
     /// The final score (equals `similarity_score`).
     pub fused: f64,
     /// 1-based ranks in the keyword and semantic candidate lists.

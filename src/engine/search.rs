@@ -214,6 +214,21 @@ impl Engine {
                 })
                 .exact_match = true;
         }
+        // A typo of a tool's name still means that tool: the closest names count as
+        // evidence (`rank::near_name_score`), within the filters.
+        let near_names = self.near_names(&req.query, exact);
+        let closest = near_names.first().map(|&(d, _)| d);
+        for &(d, o) in &near_names {
+            if Some(d) == closest && allow(o) {
+                evidence
+                    .entry(o)
+                    .or_insert_with(|| Evidence {
+                        ordinal: o,
+                        ..Evidence::default()
+                    })
+                    .name_edits = Some(d);
+            }
+        }
         let has_context = req.context.is_some();
         if let Some(context) = &req.context {
             let ordinals: Vec<u32> = evidence.keys().copied().collect();
@@ -327,7 +342,7 @@ impl Engine {
             hints.push(format!("{below_threshold} weaker matches scored below the similarity threshold {threshold:.2} and are not shown"));
         }
         let query_suggestions = if self.config.enable_query_suggestions {
-            self.suggestions(req, &unknown, exact, &ranked, results.len())
+            self.suggestions(req, &unknown, &near_names, &ranked, results.len())
         } else {
             Vec::new()
         };
@@ -485,6 +500,7 @@ fn round_details(d: &ScoreDetails) -> ScoreDetails {
         semantic: round4(d.semantic),
         context: round4(d.context),
         exact_match: d.exact_match,
+        name_edits: d.name_edits,
         fused: round4(d.fused),
         keyword_rank: d.keyword_rank,
         semantic_rank: d.semantic_rank,

@@ -28,6 +28,20 @@ fn core(word: &str) -> &str {
 }
 
 impl Engine {
+    /// Tools whose id, name or alias the query misses by 1 or 2 edits (a typo: "ripgrp"),
+    /// as `(edits, ordinal)`, closest first; none when the query names a tool exactly or is
+    /// longer than a name (over three words). A name of n characters allows n / 3 edits, at
+    /// least 1 and at most [`NAME_EDITS`], so short names do not match every short word.
+    pub(super) fn near_names(&self, query: &str, exact: Option<u32>) -> Vec<(usize, u32)> {
+        let q = normalize_name(query);
+        if exact.is_some() || query.split_whitespace().count() > 3 || q.len() < 3 {
+            return Vec::new();
+        }
+        self.snapshot()
+            .names
+            .near_misses(&q, NAME_EDITS, |len| NAME_EDITS.min(len / 3).max(1))
+    }
+
     /// The words of `query` the catalog does not have (none of their analysed terms is in the
     /// keyword index), each with its spelling correction if one is close enough and the word
     /// is not a real word of the model's vocabulary. Stop words are never unknown. Empty when
@@ -96,7 +110,7 @@ impl Engine {
         &self,
         req: &SearchRequest,
         unknown: &[UnknownWord<'_>],
-        exact: Option<u32>,
+        near_names: &[(usize, u32)],
         ranked: &[Ranked],
         shown: usize,
     ) -> Vec<String> {
@@ -110,14 +124,8 @@ impl Engine {
         };
 
         // Near-miss of a tool name: "ripgrp" -> "ripgrep".
-        let q = normalize_name(&req.query);
-        if exact.is_none() && req.query.split_whitespace().count() <= 3 && q.len() >= 3 {
-            let close = snap
-                .names
-                .near_misses(&q, NAME_EDITS, |len| NAME_EDITS.min(len / 3).max(1));
-            for (_, o) in close.into_iter().take(2) {
-                push(tools[o as usize].name.clone(), &mut out);
-            }
+        for &(_, o) in near_names.iter().take(2) {
+            push(tools[o as usize].name.clone(), &mut out);
         }
 
         // Words the catalog has never seen make a query weaker, not stronger: a misspelt

@@ -131,6 +131,10 @@ fn why(t: &ToolSearchResult) -> String {
     if d.exact_match {
         parts.push("names this tool".to_string());
     }
+    if let Some(edits) = d.name_edits {
+        let unit = if edits == 1 { "edit" } else { "edits" };
+        parts.push(format!("name {edits} {unit} off"));
+    }
     if !t.matched_terms.is_empty() {
         let terms: Vec<&str> = t.matched_terms.iter().take(4).map(String::as_str).collect();
         parts.push(format!("terms {}", terms.join(", ")));

@@ -39,6 +39,12 @@ pub fn match_reasons(
     if d.exact_match {
         reasons.push("the query names this tool exactly (id, name or alias)".to_string());
     }
+    if let Some(edits) = d.name_edits {
+        let plural = if edits == 1 { "" } else { "s" };
+        reasons.push(format!(
+            "the query is {edits} edit{plural} from this tool's id, name or alias (a likely typo)"
+        ));
+    }
     // Group fields per term, keeping first-seen order, so each term reads once.
     let mut by_term: Vec<(&str, Vec<&str>)> = Vec::new();
     for (field, term) in matched {

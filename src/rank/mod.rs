@@ -14,7 +14,8 @@
 //!   `BM25_HALF` counts as half a match, whatever the catalog size;
 //! - hybrid mode takes the weighted mean of both (weights from `SearchConfiguration`);
 //! - a query that names a tool exactly (id, name or alias, ignoring case and separators)
-//!   scores 1 for that tool;
+//!   scores 1 for that tool; one that misses a name by 1 or 2 edits (a typo) scores at least
+//!   [`near_name_score`] for that tool (0.9, 0.8);
 //! - context, when given, is blended in with `context_weight`.
 
 mod explain;
@@ -75,6 +76,8 @@ pub struct Evidence {
     pub context_cosine: Option<f64>,
     pub context_bm25: Option<f64>,
     pub exact_match: bool,
+    /// Edits between the query and the tool's closest name, when the query is a near-miss.
+    pub name_edits: Option<usize>,
 }
 
 /// A scored tool.
@@ -92,6 +95,13 @@ pub fn blend_cosine(summary: Option<f64>, passage: Option<f64>) -> Option<f64> {
         (Some(c), None) | (None, Some(c)) => Some(c),
         (None, None) => None,
     }
+}
+
+/// The least score of a tool whose name the query misses by `edits` (1 or 2): a typo of a
+/// name is that tool far more often than it is anything else, so it ranks with the strongest
+/// hits, but under an exact name (1.0) and under any hit that scores higher on its own.
+pub fn near_name_score(edits: usize) -> f64 {
+    (1.0 - 0.1 * edits as f64).clamp(0.0, 1.0)
 }
 
 /// Semantic part of a score: the cosine on a 0..1 ramp.
@@ -144,7 +154,8 @@ pub fn rank(
             let score = if e.exact_match {
                 1.0
             } else {
-                blended.clamp(0.0, 1.0)
+                let typo = e.name_edits.map_or(0.0, near_name_score);
+                blended.max(typo).clamp(0.0, 1.0)
             };
             Ranked {
                 ordinal: e.ordinal,
@@ -159,6 +170,7 @@ pub fn rank(
                     semantic,
                     context: wc * context,
                     exact_match: e.exact_match,
+                    name_edits: e.name_edits,
                     fused: score,
                     keyword_rank: e.keyword_rank,
                     semantic_rank: e.semantic_rank,

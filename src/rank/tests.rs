@@ -21,19 +21,21 @@ fn arb_evidence() -> impl Strategy<Value = Vec<Evidence>> {
             prop::option::of(-1.0f64..1.0),
             prop::option::of(-1.0f64..1.0),
             prop::bool::weighted(0.05),
+            prop::option::weighted(0.1, 1usize..=2),
         ),
         0..40,
     )
     .prop_map(|v| {
         v.into_iter()
             .enumerate()
-            .map(|(i, (bm25, cosine, ctx, exact))| Evidence {
+            .map(|(i, (bm25, cosine, ctx, exact, edits))| Evidence {
                 ordinal: i as u32,
                 bm25,
                 cosine_summary: cosine,
                 cosine_passage: cosine.map(|c| (c * 0.7 + 0.1).min(1.0)),
                 context_cosine: ctx,
                 exact_match: exact,
+                name_edits: edits,
                 ..Evidence::default()
             })
             .collect()
@@ -105,6 +107,63 @@ fn exact_match_comes_first_with_full_score() {
     assert_eq!(r[0].ordinal, 1);
     assert_eq!(r[0].score, 1.0);
     assert_eq!(confidence(&r[0], Some(r[1].score)), ConfidenceLevel::High);
+}
+
+proptest! {
+    /// A typo of a tool's name lifts that tool to its floor, never lowers it, and never puts
+    /// it above an exact name.
+    #[test]
+    fn a_near_name_lifts_a_tool_to_its_floor(bm25 in prop::option::of(0.0f64..40.0), cos in prop::option::of(-1.0f64..1.0), edits in 1usize..=2, mode in modes()) {
+        let plain = ev(0, bm25, cos);
+        let mut typo = plain.clone();
+        typo.name_edits = Some(edits);
+        let before = rank(std::slice::from_ref(&plain), mode, Weights::default(), false)[0].score;
+        let after = rank(&[typo.clone()], mode, Weights::default(), false)[0].score;
+        prop_assert_eq!(after, before.max(near_name_score(edits)));
+        let mut exact = ev(1, None, None);
+        exact.exact_match = true;
+        let r = rank(&[typo, exact], mode, Weights::default(), false);
+        prop_assert_eq!(r[0].ordinal, 1);
+    }
+}
+
+#[test]
+fn a_near_name_outranks_stronger_text_evidence_but_not_a_better_hit() {
+    let mut typo = ev(0, None, Some(0.2));
+    typo.name_edits = Some(2);
+    let r = rank(
+        &[ev(1, Some(20.0), Some(0.5)), typo.clone()],
+        SearchMode::Hybrid,
+        Weights::default(),
+        false,
+    );
+    assert_eq!((r[0].ordinal, r[0].score), (0, near_name_score(2)));
+    assert_eq!(r[0].details.name_edits, Some(2));
+    let r = rank(
+        &[ev(1, Some(40.0), Some(0.9)), typo],
+        SearchMode::Hybrid,
+        Weights::default(),
+        false,
+    );
+    assert_eq!(
+        r[0].ordinal, 1,
+        "a near-paraphrase with strong terms still leads"
+    );
+    assert_eq!((near_name_score(1), near_name_score(2)), (0.9, 0.8));
+}
+
+#[test]
+fn reasons_name_a_likely_typo() {
+    let mut h = Ranked {
+        ordinal: 0,
+        score: 0.9,
+        details: ScoreDetails::default(),
+    };
+    h.details.name_edits = Some(1);
+    assert_eq!(
+        match_reasons(&h, &[], false)[0],
+        "the query is 1 edit from this tool's id, name or alias (a likely typo)"
+    );
 }
 
 #[test]

@@ -105,6 +105,42 @@ fn near_miss_names_are_suggested() {
     );
 }
 
+/// A typo of a tool's name finds that tool first: the agent typed the name, so any other
+/// tool on top would be a miss (before, "lspGotoDefinitoin" put lsp_goto_definition third,
+/// under the tools whose text shared "lsp" and "goto"). A filter that excludes the tool still
+/// excludes it.
+#[test]
+fn typos_of_a_name_find_the_tool_first() {
+    for (query, id, edits) in [
+        ("lspGotoDefinitoin", "lsp_goto_definition", 2),
+        ("ripgrp", "ripgrep", 1),
+        ("kubectl gett", "kubectl_get", 1),
+        ("local serch code", "local_search_code", 1),
+    ] {
+        let r = search(json!({ "query": query }));
+        let top = &r.results[0];
+        assert_eq!(top.tool_id, id, "query {query:?}: {:?}", ids(&r));
+        assert_eq!(top.score_details.name_edits, Some(edits), "{query:?}");
+        assert!(!top.score_details.exact_match);
+        assert!(top.similarity_score >= 0.8 && top.similarity_score < 1.0);
+        assert!(
+            top.match_reasons
+                .iter()
+                .any(|m| m.contains("a likely typo")),
+            "{:?}",
+            top.match_reasons
+        );
+    }
+    let r = search(json!({ "query": "lspGotoDefinitoin", "category": "code_search" }));
+    assert!(!ids(&r).contains(&"lsp_goto_definition"), "{:?}", ids(&r));
+    // Sentences are not names: no tool gets a name floor from a request.
+    let r = search(json!({ "query": "find where a function is defined" }));
+    assert!(r
+        .results
+        .iter()
+        .all(|t| t.score_details.name_edits.is_none()));
+}
+
 #[test]
 fn misspelt_words_get_a_corrected_query() {
     // Plain Levenshtein would count the swapped letters of "funtcion" twice.
