@@ -287,14 +287,15 @@ impl Engine {
             .map(|(c, n)| (c.to_string(), n))
             .collect();
         let shown: Vec<&Ranked> = above.iter().copied().take(max_results).collect();
+        // Over one more hit than is shown: the last one's margin is to the next, hidden hit.
+        let levels = rank::confidences(&above[..above.len().min(max_results + 1)]);
         let results: Vec<ToolSearchResult> = shown
             .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let next = above.get(i + 1).map(|n| n.score);
+            .zip(levels)
+            .map(|(r, level)| {
                 let empty = Vec::new();
                 let m = matched.get(&r.ordinal).unwrap_or(&empty);
-                self.result(r, next, m, req, &ranked)
+                self.result(r, level, m, req, &ranked)
             })
             .collect();
 
@@ -409,7 +410,7 @@ impl Engine {
     fn result(
         &self,
         r: &Ranked,
-        next_score: Option<f64>,
+        confidence_level: ConfidenceLevel,
         matched: &[(String, String)],
         req: &SearchRequest,
         ranked: &[Ranked],
@@ -440,7 +441,7 @@ impl Engine {
             name: t.name.clone(),
             description: t.description.clone(),
             similarity_score: round4(r.score),
-            confidence_level: rank::confidence(r, next_score),
+            confidence_level,
             match_reasons: rank::match_reasons(r, matched, req.context.is_some()),
             matched_terms: matched.iter().fold(Vec::new(), |mut terms, (_, term)| {
                 if !terms.contains(term) {

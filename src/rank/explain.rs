@@ -27,6 +27,22 @@ pub fn confidence(hit: &Ranked, next_score: Option<f64>) -> ConfidenceLevel {
     }
 }
 
+/// Confidence of each hit of a ranked list (best first): [`confidence`] against the next
+/// hit, capped by the hit above, so that a hit never reads as surer than one ranked before it
+/// (when the first two are a toss-up, the second is no more certain than the first).
+pub fn confidences(ranked: &[&Ranked]) -> Vec<ConfidenceLevel> {
+    let mut cap = ConfidenceLevel::High;
+    ranked
+        .iter()
+        .enumerate()
+        .map(|(i, hit)| {
+            let level = confidence(hit, ranked.get(i + 1).map(|n| n.score)).min(cap);
+            cap = level;
+            level
+        })
+        .collect()
+}
+
 /// Human-readable evidence for a hit. `matched` lists (field, query term) pairs from the
 /// keyword index; `context_given` says whether context took part.
 pub fn match_reasons(

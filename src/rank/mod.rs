@@ -20,7 +20,7 @@
 
 mod explain;
 
-pub use explain::{confidence, match_reasons, MEDIUM_SCORE};
+pub use explain::{confidence, confidences, match_reasons, MEDIUM_SCORE};
 
 use crate::engine::{ScoreDetails, SearchMode};
 

@@ -166,6 +166,42 @@ fn reasons_name_a_likely_typo() {
     );
 }
 
+proptest! {
+    #[test]
+    fn confidence_never_rises_down_the_list(e in arb_evidence(), mode in modes()) {
+        let r = rank(&e, mode, Weights::default(), false);
+        let hits: Vec<&Ranked> = r.iter().collect();
+        let levels = confidences(&hits);
+        prop_assert_eq!(levels.len(), hits.len());
+        for w in levels.windows(2) {
+            prop_assert!(w[0] >= w[1], "{:?}", levels);
+        }
+        if let Some(first) = levels.first() {
+            prop_assert_eq!(*first, confidence(hits[0], hits.get(1).map(|h| h.score)));
+        }
+    }
+}
+
+#[test]
+fn a_toss_up_at_the_top_is_not_high_further_down() {
+    let hit = |ordinal: u32, score: f64| Ranked {
+        ordinal,
+        score,
+        details: ScoreDetails::default(),
+    };
+    let (a, b, c) = (hit(0, 0.85), hit(1, 0.85), hit(2, 0.5));
+    // Alone, the second hit's lead over the third would read as high.
+    assert_eq!(confidence(&b, Some(c.score)), ConfidenceLevel::High);
+    assert_eq!(
+        confidences(&[&a, &b, &c]),
+        [
+            ConfidenceLevel::Medium,
+            ConfidenceLevel::Medium,
+            ConfidenceLevel::Medium
+        ]
+    );
+}
+
 #[test]
 fn ties_break_by_ordinal() {
     let e = [
