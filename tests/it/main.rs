@@ -16,5 +16,6 @@ mod http_ops;
 mod http_routes;
 mod recommend;
 mod search;
+mod search_names;
 mod server;
 mod tools_call;
