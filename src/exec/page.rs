@@ -44,6 +44,18 @@ impl ListPage {
     pub(crate) fn is_past_end(&self) -> bool {
         self.number > self.pages
     }
+
+    /// The pagination object of the local tools: `currentPage`, `totalPages`, the page size
+    /// and the total under the tool's own names (`filesPerPage`, `totalFiles`), `hasMore`.
+    pub(crate) fn to_json(self, size_key: &str, total_key: &str) -> Value {
+        let mut out = serde_json::Map::new();
+        out.insert("currentPage".into(), json!(self.number));
+        out.insert("totalPages".into(), json!(self.pages));
+        out.insert(size_key.into(), json!(self.size));
+        out.insert(total_key.into(), json!(self.total));
+        out.insert("hasMore".into(), json!(self.has_more()));
+        Value::Object(out)
+    }
 }
 
 /// One page of a text.
@@ -135,6 +147,15 @@ mod tests {
                 assert!(past.is_past_end() && past.range().is_empty() && !past.has_more());
             }
         }
+    }
+
+    #[test]
+    fn list_page_json_names_the_tool_fields_in_order() {
+        let p = ListPage::new(7, 2, 3);
+        assert_eq!(
+            p.to_json("filesPerPage", "totalFiles").to_string(),
+            r#"{"currentPage":2,"totalPages":3,"filesPerPage":3,"totalFiles":7,"hasMore":true}"#
+        );
     }
 
     #[test]

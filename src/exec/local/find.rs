@@ -175,13 +175,7 @@ pub(crate) fn run(
         q.files_per_page.unwrap_or(DEFAULT_PER_PAGE),
     );
     let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
-    let pagination = json!({
-        "currentPage": page,
-        "totalPages": total_pages,
-        "filesPerPage": per_page,
-        "totalFiles": total,
-        "hasMore": list.has_more(),
-    });
+    let pagination = list.to_json("filesPerPage", "totalFiles");
     if list.is_past_end() {
         let mut hints = vec![format!(
             "filePageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}; use filePageNumber=1 to {total_pages}"

@@ -288,13 +288,7 @@ pub(crate) fn run(
         q.entries_per_page.unwrap_or(DEFAULT_PER_PAGE),
     );
     let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
-    let pagination = json!({
-        "currentPage": page,
-        "totalPages": total_pages,
-        "entriesPerPage": per_page,
-        "totalEntries": total,
-        "hasMore": list.has_more(),
-    });
+    let pagination = list.to_json("entriesPerPage", "totalEntries");
     if list.is_past_end() {
         let mut hints = vec![format!(
             "entryPageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}"

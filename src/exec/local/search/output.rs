@@ -51,14 +51,8 @@ impl Run<'_> {
             return self.empty(data, &s);
         }
         let list = ListPage::new(total_files, o.file_page, o.files_per_page);
-        let (page, per_page, total_pages) = (list.number, list.size, list.pages);
-        let pagination = json!({
-            "currentPage": page,
-            "totalPages": total_pages,
-            "filesPerPage": per_page,
-            "totalFiles": total_files,
-            "hasMore": list.has_more(),
-        });
+        let (page, total_pages) = (list.number, list.pages);
+        let pagination = list.to_json("filesPerPage", "totalFiles");
         if list.is_past_end() {
             data.insert("pagination".into(), pagination);
             let mut hints = vec![format!("filePageNumber={page} is past the last page ({total_pages}); use filePageNumber=1..{total_pages}")];
