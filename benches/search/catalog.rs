@@ -458,6 +458,8 @@ pub fn synthetic_tools(words: &Words, n: usize) -> Vec<ToolRecord> {
                 complementary_tools: Vec::new(),
                 prerequisite_tools: Vec::new(),
                 usage_stats: None,
+                annotations: None,
+                source: None,
                 created_at: "2024-01-01T00:00:00Z".into(),
                 updated_at: "2024-01-01T00:00:00Z".into(),
             }

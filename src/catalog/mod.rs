@@ -4,6 +4,7 @@
 
 mod checks;
 mod document;
+pub mod mcp;
 mod record;
 mod report;
 pub(crate) mod suggest;
@@ -12,7 +13,7 @@ mod validate;
 pub use document::{split_identifier, Passage, PassageKind, ToolDocument};
 pub use record::{
     ComplexityLevel, Execution, ParameterDefinition, PerformanceTier, ToolExample, ToolRecord,
-    ToolType, UsagePattern, DEFAULT_SCORE,
+    ToolSource, ToolType, UsagePattern, DEFAULT_SCORE,
 };
 pub use report::{render_human, render_json};
 pub use suggest::{normalize_name, suggest};

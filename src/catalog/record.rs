@@ -81,6 +81,13 @@ pub struct ToolRecord {
     pub prerequisite_tools: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage_stats: Option<Value>,
+    /// MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`, `title`) as the tool's server declares them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    /// Where the record comes from, when not a hand-written catalog file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ToolSource>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -139,6 +146,18 @@ pub struct ParameterDefinition {
     pub deprecated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecation_message: Option<String>,
+}
+
+/// The source of a record: an MCP server (its name and what it says about itself) or a tools
+/// file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSource {
+    pub name: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

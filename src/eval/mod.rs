@@ -1,8 +1,17 @@
-//! Retrieval-quality harness: builds an in-memory catalog from a JSONL tool set, runs every
-//! query through `Engine::search` in each mode, and reports Recall@1, Recall@5, NDCG@5 and
-//! MRR@10 (binary relevance). Used by `toolscout eval` and by the regression-floor test.
+//! Retrieval-quality harness: builds an in-memory catalog from a tool set (any shape a catalog
+//! comes in, `tools`), runs every query through `Engine::search` in each mode or through the
+//! naive `baseline`, and reports Recall@1, Recall@5, NDCG@5 and MRR@10 (binary relevance).
+//! `suite` runs every development set's tune or test half into one table. Used by
+//! `toolscout eval` and by the regression-floor tests.
 
-use crate::catalog::{Catalog, PerformanceTier, ToolRecord, ToolType};
+mod baseline;
+pub mod suite;
+mod tools;
+
+pub use baseline::Baseline;
+pub use tools::{read_tools, record_of_eval, EvalTool};
+
+use crate::catalog::{Catalog, ToolRecord};
 use crate::config::SearchConfig;
 use crate::embed::Embedder;
 use crate::engine::{Engine, SearchMode, SearchRequest};
@@ -11,19 +20,6 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// One tool of an eval set (the MetaTool layout: `id`, `name`, `description`, optional
-/// `name_for_human` and `description_for_model`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct EvalTool {
-    pub id: String,
-    pub name: String,
-    pub description: String,
-    #[serde(default)]
-    pub name_for_human: Option<String>,
-    #[serde(default)]
-    pub description_for_model: Option<String>,
-}
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct EvalQuery {
@@ -35,7 +31,7 @@ pub struct EvalQuery {
 /// Metrics of one mode, in percent.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModeReport {
-    pub mode: SearchMode,
+    pub mode: Mode,
     pub queries: usize,
     pub recall_at_1: f64,
     pub recall_at_5: f64,
@@ -65,49 +61,9 @@ pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
         .collect()
 }
 
-/// The eval tools as catalog records: the description is the description, the
-/// model-facing description is the when-to-use guidance, the human name an alias.
+/// Development-set tools as catalog records (see [`tools::record_of_eval`]).
 pub fn to_records(tools: &[EvalTool]) -> Vec<ToolRecord> {
-    tools
-        .iter()
-        .map(|t| ToolRecord {
-            tool_id: t.id.clone(),
-            name: t.name.clone(),
-            aliases: t
-                .name_for_human
-                .iter()
-                .filter(|h| **h != t.name)
-                .cloned()
-                .collect(),
-            description: t.description.clone(),
-            category: "eval".into(),
-            tool_type: ToolType::ThirdParty,
-            version: "0".into(),
-            author: None,
-            license: None,
-            repository_url: None,
-            documentation_url: None,
-            complexity_score: 0.5,
-            popularity_score: 0.5,
-            reliability_score: 0.5,
-            performance_tier: PerformanceTier::Balanced,
-            search_keywords: Vec::new(),
-            semantic_tags: Vec::new(),
-            parameters: Vec::new(),
-            input_schema: serde_json::json!({"type": "object", "properties": {}}),
-            return_schema: None,
-            execution: None,
-            examples: Vec::new(),
-            when_to_use: t.description_for_model.clone().unwrap_or_default(),
-            usage_patterns: Vec::new(),
-            similar_tools: Vec::new(),
-            complementary_tools: Vec::new(),
-            prerequisite_tools: Vec::new(),
-            usage_stats: None,
-            created_at: "1970-01-01T00:00:00Z".into(),
-            updated_at: "1970-01-01T00:00:00Z".into(),
-        })
-        .collect()
+    tools.iter().map(record_of_eval).collect()
 }
 
 /// A deterministic sample of `limit` queries (all of them when `limit` is None).
@@ -134,10 +90,10 @@ fn splitmix64(state: &mut u64) -> u64 {
 
 /// Builds the engine for an eval set: no threshold, no response cache.
 pub fn engine(
-    tools: &[EvalTool],
+    tools: Vec<ToolRecord>,
     embedder: std::result::Result<Arc<dyn Embedder>, String>,
 ) -> Result<Engine> {
-    let catalog = Catalog::from_tools("eval".into(), to_records(tools));
+    let catalog = Catalog::from_tools("eval".into(), tools);
     let config = SearchConfig {
         similarity_threshold: 0.0,
         cache_size: 100_000,
@@ -153,18 +109,63 @@ pub fn run(engine: &Engine, queries: &[EvalQuery], mode: SearchMode) -> Result<M
         let texts: Vec<&str> = queries.iter().map(|q| q.query.as_str()).collect();
         engine.prime_query_vectors(&texts)?;
     }
-    let start = Instant::now();
-    let (mut r1, mut r5, mut ndcg, mut mrr) = (0.0, 0.0, 0.0, 0.0);
-    for q in queries {
+    score(queries, Mode::Engine(mode), |q| {
         let mut req = SearchRequest::new(q.query.clone());
         req.search_mode = Some(mode);
         req.max_results = 10;
         let response = engine.search_fresh(&req)?;
-        let ranking: Vec<&str> = response
-            .results
-            .iter()
-            .map(|r| r.tool_id.as_str())
-            .collect();
+        Ok(response.results.iter().map(|r| r.tool_id.clone()).collect())
+    })
+}
+
+/// Runs every query through the naive baseline and scores the rankings.
+pub fn run_baseline(
+    baseline: &Baseline,
+    embedder: &dyn Embedder,
+    queries: &[EvalQuery],
+) -> Result<ModeReport> {
+    let texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
+    let vectors = baseline::embed_all(embedder, &texts)?;
+    let mut next = vectors.iter();
+    score(queries, Mode::Baseline, |q| {
+        let qv = next.next().map_or(&[][..], Vec::as_slice);
+        Ok(baseline
+            .rank(&q.query, qv, 10)
+            .into_iter()
+            .map(str::to_string)
+            .collect())
+    })
+}
+
+/// What produced a ranking: the engine in one of its modes, or the naive baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Baseline,
+    #[serde(untagged)]
+    Engine(SearchMode),
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Baseline => "baseline",
+            Mode::Engine(m) => m.as_str(),
+        }
+    }
+}
+
+/// Scores the ranking `rank` gives each query (in query order).
+fn score(
+    queries: &[EvalQuery],
+    mode: Mode,
+    mut rank: impl FnMut(&EvalQuery) -> Result<Vec<String>>,
+) -> Result<ModeReport> {
+    let start = Instant::now();
+    let (mut r1, mut r5, mut ndcg, mut mrr) = (0.0, 0.0, 0.0, 0.0);
+    for q in queries {
+        let ranking = rank(q)?;
+        let ranking: Vec<&str> = ranking.iter().map(String::as_str).collect();
         let m = metrics(&ranking, &q.relevant);
         r1 += m.0;
         r5 += m.1;

@@ -1,0 +1,250 @@
+//! The development suite: every set of a manifest (`eval/suite.json`), each split into tune
+//! and test halves with a fixed seed, measured in every mode beside the naive baseline, plus
+//! search against recommend on the multi-tool queries. Constants are chosen on tune halves;
+//! the README reports test halves.
+//!
+//! Splits go by tool: a query belongs to the half of its first gold tool (in id order), and a
+//! tool's half is a seeded hash of its id. A rule tuned on some tools' queries is then
+//! measured on other tools' queries, as it will be on a user's catalog.
+
+use super::{
+    read_jsonl, read_tools, run, run_baseline, run_multi, sample, Baseline, EvalQuery, ModeReport,
+    MultiReport,
+};
+use crate::embed::Embedder;
+use crate::engine::SearchMode;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The seed of the tune/test split, fixed so that every session measures the same halves.
+pub const SPLIT_SEED: u64 = 14;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Manifest {
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub sets: Vec<SetSpec>,
+}
+
+fn default_seed() -> u64 {
+    SPLIT_SEED
+}
+
+/// One development set; paths are relative to the manifest.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SetSpec {
+    pub name: String,
+    /// A tools file or a catalog directory (see `read_tools`).
+    pub tools: PathBuf,
+    pub queries: PathBuf,
+    /// Multi-tool queries kept apart; without it, the queries with two gold tools or more.
+    #[serde(default)]
+    pub multi: Option<PathBuf>,
+    /// At most this many queries a half (a seeded sample), for large sets.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Which half of a set to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Half {
+    Tune,
+    Test,
+    All,
+}
+
+impl Half {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Half::Tune => "tune",
+            Half::Test => "test",
+            Half::All => "all",
+        }
+    }
+
+    /// Whether `q` falls in this half.
+    pub fn holds(self, q: &EvalQuery, seed: u64) -> bool {
+        match self {
+            Half::All => true,
+            Half::Tune => !in_test_half(q, seed),
+            Half::Test => in_test_half(q, seed),
+        }
+    }
+}
+
+/// A query's half: that of its first gold tool in id order.
+fn in_test_half(q: &EvalQuery, seed: u64) -> bool {
+    let first = q.relevant.iter().min().map_or("", String::as_str);
+    let mut state = seed ^ fnv1a(first);
+    super::splitmix64(&mut state) & 1 == 1
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The queries of `half`, sampled down to `limit`.
+pub fn select(
+    queries: Vec<EvalQuery>,
+    half: Half,
+    seed: u64,
+    limit: Option<usize>,
+) -> Vec<EvalQuery> {
+    let kept = queries.into_iter().filter(|q| half.holds(q, seed)).collect();
+    sample(kept, limit, seed)
+}
+
+/// One set's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetReport {
+    pub set: String,
+    pub half: Half,
+    pub tools: usize,
+    pub modes: Vec<ModeReport>,
+    pub multi: Option<MultiReport>,
+}
+
+/// Reads the manifest at `path`.
+pub fn read_manifest(path: &Path) -> Result<Manifest> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| Error::Validation {
+        what: path.display().to_string(),
+        violations: vec![crate::error::Violation {
+            pointer: String::new(),
+            message: format!("expected a suite manifest {{seed, sets: [{{name, tools, queries, multi?, limit?}}]}}: {e}"),
+        }],
+    })
+}
+
+/// Measures one set of the manifest (whose directory is `base`).
+pub fn run_set(
+    spec: &SetSpec,
+    base: &Path,
+    seed: u64,
+    half: Half,
+    embedder: &Arc<dyn Embedder>,
+) -> Result<SetReport> {
+    let tools = read_tools(&base.join(&spec.tools))?;
+    let all: Vec<EvalQuery> = read_jsonl(&base.join(&spec.queries))?;
+    let queries = select(all.clone(), half, seed, spec.limit);
+    let multi: Vec<EvalQuery> = match &spec.multi {
+        Some(p) => select(read_jsonl(&base.join(p))?, half, seed, spec.limit),
+        None => queries
+            .iter()
+            .filter(|q| q.relevant.len() >= 2)
+            .cloned()
+            .collect(),
+    };
+    let baseline = Baseline::build(&tools, embedder.as_ref())?;
+    let mut modes = vec![run_baseline(&baseline, embedder.as_ref(), &queries)?];
+    let tool_count = tools.len();
+    let engine = super::engine(tools, Ok(embedder.clone()))?;
+    for mode in [SearchMode::Keyword, SearchMode::Semantic, SearchMode::Hybrid] {
+        modes.push(run(&engine, &queries, mode)?);
+    }
+    let multi = if multi.is_empty() {
+        None
+    } else {
+        Some(run_multi(&engine, &multi)?)
+    };
+    Ok(SetReport {
+        set: spec.name.clone(),
+        half,
+        tools: tool_count,
+        modes,
+        multi,
+    })
+}
+
+/// The suite's table: NDCG@5 of every mode a set, hybrid's lead over the baseline and over
+/// the better single mode, hybrid's R@1 and R@5; then search against recommend on the
+/// multi-tool queries.
+pub fn render(reports: &[SetReport]) -> String {
+    let mut out = String::from(
+        "NDCG@5 (%)   half  tools queries baseline keyword semantic  hybrid  vs base vs best    R@1    R@5\n",
+    );
+    for r in reports {
+        let ndcg = |m: &str| {
+            r.modes
+                .iter()
+                .find(|x| x.mode.as_str() == m)
+                .map_or(0.0, |x| x.ndcg_at_5)
+        };
+        let hybrid = r.modes.iter().find(|x| x.mode.as_str() == "hybrid");
+        let best_single = ndcg("keyword").max(ndcg("semantic"));
+        out.push_str(&format!(
+            "{:<12} {:<5} {:>5} {:>7} {:>8.1} {:>7.1} {:>8.1} {:>7.1} {:>+8.1} {:>+7.1} {:>6.1} {:>6.1}\n",
+            r.set,
+            r.half.as_str(),
+            r.tools,
+            r.modes.first().map_or(0, |m| m.queries),
+            ndcg("baseline"),
+            ndcg("keyword"),
+            ndcg("semantic"),
+            ndcg("hybrid"),
+            ndcg("hybrid") - ndcg("baseline"),
+            ndcg("hybrid") - best_single,
+            hybrid.map_or(0.0, |h| h.recall_at_1),
+            hybrid.map_or(0.0, |h| h.recall_at_5),
+        ));
+    }
+    out.push_str(
+        "\nmulti-tool    queries  all gold in 5: search recommend   gold recall@5: search recommend\n",
+    );
+    for r in reports {
+        if let Some(m) = &r.multi {
+            out.push_str(&format!(
+                "{:<12} {:>8} {:>22.1} {:>9.1} {:>23.1} {:>9.1}\n",
+                r.set,
+                m.queries,
+                m.search_all_at_5,
+                m.recommend_all_at_5,
+                m.search_recall_at_5,
+                m.recommend_recall_at_5
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(id: &str, relevant: &[&str]) -> EvalQuery {
+        EvalQuery {
+            qid: id.into(),
+            query: id.into(),
+            relevant: relevant.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn halves_partition_by_first_gold_tool() {
+        let qs: Vec<EvalQuery> = (0..200)
+            .map(|i| q(&format!("q{i}"), &[&format!("tool{}", i % 40)]))
+            .collect();
+        let tune = select(qs.clone(), Half::Tune, SPLIT_SEED, None);
+        let test = select(qs.clone(), Half::Test, SPLIT_SEED, None);
+        assert_eq!(tune.len() + test.len(), 200);
+        assert!(tune.len() > 50 && test.len() > 50);
+        for t in &tune {
+            assert!(!test.iter().any(|x| x.relevant == t.relevant));
+        }
+        // The half of a multi-tool query is its first gold tool's, in id order.
+        let a = q("a", &["tool3", "tool1"]);
+        let b = q("b", &["tool1"]);
+        assert_eq!(
+            Half::Test.holds(&a, SPLIT_SEED),
+            Half::Test.holds(&b, SPLIT_SEED)
+        );
+    }
+}
