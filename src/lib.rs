@@ -17,12 +17,14 @@
 //! - [`prompts`]: the research-workflow prompts and the system prompt.
 //! - [`http`]: the axum transport; `http::app()` is the whole server.
 
+pub mod analysis;
 pub mod catalog;
 pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod exp;
 pub mod exec;
 pub mod format;
 pub mod http;

@@ -109,6 +109,32 @@ impl ToolDocument {
                     text,
                 }),
         );
+        let pp = crate::exp::knob("PPASS", 0.0);
+        if pp > 0.5 && !tool.parameters.is_empty() {
+            let list: Vec<String> = tool
+                .parameters
+                .iter()
+                .map(|p| format!("{} ({}): {}", split_identifier(&p.name).join(" "), p.kind, p.description))
+                .collect();
+            if pp > 1.5 {
+                let mut chunk = String::new();
+                for item in list {
+                    if !chunk.is_empty() && chunk.split_whitespace().count() + item.split_whitespace().count() > GUIDANCE_CHUNK_WORDS {
+                        passages.push(Passage { kind: PassageKind::Guidance, text: std::mem::take(&mut chunk) });
+                    }
+                    if chunk.is_empty() && pp > 2.5 { chunk.push_str(&format!("{display} parameters: ")); } else if !chunk.is_empty() { chunk.push_str("; "); }
+                    chunk.push_str(&item);
+                }
+                if !chunk.is_empty() {
+                    passages.push(Passage { kind: PassageKind::Guidance, text: chunk });
+                }
+            } else {
+                passages.push(Passage {
+                    kind: PassageKind::Guidance,
+                    text: format!("{display} takes {}", list.join("; ")),
+                });
+            }
+        }
         passages.extend(tool.examples.iter().map(|e| Passage {
             kind: PassageKind::Example,
             text: format!("{}: {}", e.title, e.use_case),

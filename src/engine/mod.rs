@@ -9,6 +9,9 @@ mod response;
 mod search;
 mod stages;
 mod suggest;
+mod texts;
+
+use texts::QueryTexts;
 
 pub use compare::{
     ComparisonDetail, ComparisonMetadata, ComparisonRequest, ComparisonResponse, ComparisonSummary,
@@ -26,6 +29,7 @@ pub use response::{
     SearchResponse, ToolSearchResult,
 };
 
+use crate::analysis::Affordances;
 use crate::catalog::Catalog;
 use crate::config::SearchConfig;
 use crate::embed::cache::VectorCache;
@@ -45,6 +49,8 @@ pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;
 
 pub struct Engine {
     snapshot: Arc<Snapshot>,
+    /// What each tool's parameters take (by ordinal), for the affordance signal.
+    affordances: Vec<Affordances>,
     config: SearchConfig,
     responses: moka::sync::Cache<String, Arc<SearchResponse>>,
     query_vectors: moka::sync::Cache<String, Arc<Vec<f32>>>,
@@ -127,8 +133,15 @@ impl Engine {
                 0
             })
             .build();
+        let affordances = snapshot
+            .catalog
+            .tools()
+            .iter()
+            .map(Affordances::of)
+            .collect();
         Engine {
             snapshot,
+            affordances,
             config,
             responses,
             query_vectors,

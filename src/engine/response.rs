@@ -149,4 +149,12 @@ pub struct ScoreDetails {
     /// 1-based ranks in the keyword and semantic candidate lists.
     pub keyword_rank: Option<usize>,
     pub semantic_rank: Option<usize>,
+    /// Share (0..1) of the request's entity kinds and locality that the tool's parameters
+    /// take (`analysis::affordance`); it adds `rank::AFFORDANCE_WEIGHT` times this.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub affordance: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }

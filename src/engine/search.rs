@@ -4,7 +4,8 @@
 use super::request::SearchRequest;
 use super::response::*;
 use super::stages::find;
-use super::{Engine, QueryVectors, ALGORITHM_VERSION};
+use super::{Engine, QueryTexts, QueryVectors, ALGORITHM_VERSION};
+use crate::analysis::QueryAnalysis;
 use crate::catalog::{ToolRecord, ToolType};
 use crate::error::{Error, Result};
 use crate::index::vector::OwnerHit;
@@ -110,7 +111,9 @@ impl Engine {
 
         let allow_stages: Option<&(dyn Fn(u32) -> bool + Sync)> =
             allowed.as_ref().map(|_| &allow as _);
-        let stages = self.stages(req, mode, k, allow_stages, vectors)?;
+        let analysis = QueryAnalysis::of(&req.query);
+        let texts = QueryTexts::of(&req.query, &analysis);
+        let stages = self.stages(&texts, mode, k, allow_stages, vectors)?;
 
         // Evidence per ordinal, filled by each index.
         let mut evidence: HashMap<u32, Evidence> = HashMap::new();
@@ -144,7 +147,7 @@ impl Engine {
                     .collect();
                 for hit in snap
                     .keyword
-                    .score_ordinals(&req.query, &unscored)
+                    .score_ordinals(&texts.keyword, &unscored)
                     .into_iter()
                     .flatten()
                 {
@@ -228,6 +231,11 @@ impl Engine {
                     })
                     .name_edits = Some(d);
             }
+        }
+        for e in evidence.values_mut() {
+            let fit = self.affordances[e.ordinal as usize].fit(&analysis);
+            e.affordance = fit.score();
+            e.affordance_reasons = fit.reasons();
         }
         let has_context = req.context.is_some();
         if let Some(context) = &req.context {
@@ -505,5 +513,6 @@ fn round_details(d: &ScoreDetails) -> ScoreDetails {
         fused: round4(d.fused),
         keyword_rank: d.keyword_rank,
         semantic_rank: d.semantic_rank,
+        affordance: round4(d.affordance),
     }
 }

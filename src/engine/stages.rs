@@ -9,8 +9,7 @@
 //! ~0.1 ms at 10k tools. A caller that is itself a pool thread must not block waiting for
 //! another pool job, so there the pool job does both walks.
 
-use super::request::SearchRequest;
-use super::{Engine, QueryVectors, SearchMode};
+use super::{Engine, QueryTexts, QueryVectors, SearchMode};
 use crate::error::Result;
 use crate::index::keyword::KeywordHit;
 use crate::index::vector::OwnerHit;
@@ -42,7 +41,7 @@ impl Engine {
     /// tools `allow` lets through (None: all).
     pub(super) fn stages(
         &self,
-        req: &SearchRequest,
+        texts: &QueryTexts,
         mode: SearchMode,
         k: usize,
         allow: Option<&(dyn Fn(u32) -> bool + Sync)>,
@@ -64,7 +63,7 @@ impl Engine {
             let Some(sem) = semantic else {
                 return Ok(None);
             };
-            let Some(q) = self.query_vector(&req.query, vectors)? else {
+            let Some(q) = self.query_vector(&texts.embed, vectors)? else {
                 return Ok(None);
             };
             if pipelined {
@@ -83,7 +82,7 @@ impl Engine {
             let keyword = if mode == SearchMode::Semantic {
                 Vec::new()
             } else {
-                snap.keyword.search(&req.query, k, allow_fn())
+                snap.keyword.search(&texts.keyword, k, allow_fn())
             };
             let summaries = match (semantic, pipelined) {
                 // Err from recv: the pool side ended without a vector (its result says why).

@@ -150,7 +150,7 @@ pub fn record_of_eval(t: &EvalTool) -> ToolRecord {
         .collect();
     r.description = t.description.clone();
     let model_text = t.description_for_model.clone().unwrap_or_default();
-    match schema_from_listing(&model_text) {
+    match schema_from_listing(&model_text).filter(|_| crate::exp::knob("PGUIDE", 0.0) < 0.5) {
         Some((schema, returns)) => {
             r.parameters = parameters_of(&schema);
             r.input_schema = schema;

@@ -95,6 +95,7 @@ pub fn match_reasons(
             "{strength} semantic similarity to the tool's {passage} (cosine {cos:.2})"
         ));
     }
+    reasons.extend(hit.affordance_reasons.iter().cloned());
     if context_given && d.context > 0.01 {
         reasons.push(format!("fits the given context (+{:.2})", d.context));
     }

@@ -39,6 +39,9 @@ pub const SUMMARY_SHARE: f64 = 0.6;
 pub const COS_FLOOR: f64 = 0.10;
 /// Cosine at or above which the semantic part is 1 (near-paraphrases).
 pub const COS_CEIL: f64 = 0.60;
+/// What a full affordance fit (every entity kind of the request taken by the tool's
+/// parameters) adds to a score.
+pub const AFFORDANCE_WEIGHT: f64 = 0.0;
 /// BM25 that maps to a keyword part of 0.5.
 pub const BM25_HALF: f64 = 12.0;
 
@@ -78,6 +81,9 @@ pub struct Evidence {
     pub exact_match: bool,
     /// Edits between the query and the tool's closest name, when the query is a near-miss.
     pub name_edits: Option<usize>,
+    /// How well the tool's parameters take the request's entities (0..1), and why.
+    pub affordance: f64,
+    pub affordance_reasons: Vec<String>,
 }
 
 /// A scored tool.
@@ -86,12 +92,15 @@ pub struct Ranked {
     pub ordinal: u32,
     pub score: f64,
     pub details: ScoreDetails,
+    /// Why the affordance signal counted (empty when it did not).
+    pub affordance_reasons: Vec<String>,
 }
 
 /// A tool's cosine from its summary and best-passage cosines (either may be missing).
 pub fn blend_cosine(summary: Option<f64>, passage: Option<f64>) -> Option<f64> {
+    let share = crate::exp::knob("SHARE", SUMMARY_SHARE);
     match (summary, passage) {
-        (Some(s), Some(p)) => Some(SUMMARY_SHARE * s + (1.0 - SUMMARY_SHARE) * p),
+        (Some(s), Some(p)) => Some(share * s + (1.0 - share) * p),
         (Some(c), None) | (None, Some(c)) => Some(c),
         (None, None) => None,
     }
@@ -106,13 +115,19 @@ pub fn near_name_score(edits: usize) -> f64 {
 
 /// Semantic part of a score: the cosine on a 0..1 ramp.
 pub fn semantic_part(cosine: f64) -> f64 {
-    ((cosine - COS_FLOOR) / (COS_CEIL - COS_FLOOR)).clamp(0.0, 1.0)
+    let r = (cosine - COS_FLOOR) / (COS_CEIL - COS_FLOOR);
+    let knee = crate::exp::knob("SKNEE", 0.0);
+    if knee > 0.0 && r > knee {
+        return knee + (1.0 - knee) * (1.0 - (-(r - knee) / (1.0 - knee)).exp());
+    }
+    r.clamp(0.0, 1.0)
 }
 
 /// Keyword part of a score: BM25 saturated to 0..1.
 pub fn keyword_part(bm25: f64) -> f64 {
     let b = bm25.max(0.0);
-    b / (b + BM25_HALF)
+    let half = crate::exp::knob("HALF", BM25_HALF);
+    b / (b + half)
 }
 
 /// Scores every piece of evidence and sorts best first (score desc, then ordinal asc).
@@ -126,6 +141,11 @@ pub fn rank(
         SearchMode::Semantic => (1.0, 0.0),
         SearchMode::Keyword => (0.0, 1.0),
         SearchMode::Hybrid => {
+            let weights = Weights {
+                semantic: crate::exp::knob("WSEM", weights.semantic),
+                keyword: 1.0 - crate::exp::knob("WSEM", weights.semantic),
+                ..weights
+            };
             let total = weights.semantic + weights.keyword;
             if total > 0.0 {
                 (weights.semantic / total, weights.keyword / total)
@@ -139,18 +159,41 @@ pub fn rank(
     } else {
         0.0
     };
+    let knorm = crate::exp::knob("KNORM", 0.0);
+    let snorm = crate::exp::knob("SNORM", 0.0);
+    let bmax = evidence
+        .iter()
+        .filter_map(|e| e.bm25)
+        .fold(0.0f64, f64::max);
+    let cosines: Vec<f64> = evidence
+        .iter()
+        .filter_map(|e| blend_cosine(e.cosine_summary, e.cosine_passage))
+        .collect();
+    let cmax = cosines.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let cmin = cosines.iter().copied().fold(f64::INFINITY, f64::min);
     let mut out: Vec<Ranked> = evidence
         .iter()
         .map(|e| {
             let cosine = blend_cosine(e.cosine_summary, e.cosine_passage);
-            let semantic = cosine.map_or(0.0, semantic_part);
-            let keyword = e.bm25.map_or(0.0, keyword_part);
+            let semantic = match (cosine, snorm > 0.5 && cmax > cmin) {
+                (Some(c), true) => {
+                    let rel = (c - cmin) / (cmax - cmin);
+                    (1.0 - snorm + 0.0) * semantic_part(c) + snorm.min(1.0) * semantic_part(cmax) * rel
+                }
+                (c, _) => c.map_or(0.0, semantic_part),
+            };
+            let keyword = match (e.bm25, knorm) {
+                (Some(b), k) if k > 1.5 && bmax > 0.0 => b / bmax,
+                (Some(b), k) if k > 0.5 && bmax > 0.0 => keyword_part(bmax) * b / bmax,
+                (b, _) => b.map_or(0.0, keyword_part),
+            };
             let base = ws * semantic + wk * keyword;
             let context = match mode {
                 SearchMode::Keyword => e.context_bm25.map_or(0.0, keyword_part),
                 _ => e.context_cosine.map_or(0.0, semantic_part),
             };
-            let blended = (1.0 - wc) * base + wc * context;
+            let aff = crate::exp::knob("AFF", AFFORDANCE_WEIGHT) * e.affordance;
+            let blended = (1.0 - wc) * base + wc * context + aff;
             let score = if e.exact_match {
                 1.0
             } else {
@@ -174,6 +217,12 @@ pub fn rank(
                     fused: score,
                     keyword_rank: e.keyword_rank,
                     semantic_rank: e.semantic_rank,
+                    affordance: e.affordance,
+                },
+                affordance_reasons: if e.affordance > 0.0 {
+                    e.affordance_reasons.clone()
+                } else {
+                    Vec::new()
                 },
             }
         })

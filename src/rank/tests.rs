@@ -158,6 +158,7 @@ fn reasons_name_a_likely_typo() {
         ordinal: 0,
         score: 0.9,
         details: ScoreDetails::default(),
+        affordance_reasons: Vec::new(),
     };
     h.details.name_edits = Some(1);
     assert_eq!(
@@ -188,6 +189,7 @@ fn a_toss_up_at_the_top_is_not_high_further_down() {
         ordinal,
         score,
         details: ScoreDetails::default(),
+        affordance_reasons: Vec::new(),
     };
     let (a, b, c) = (hit(0, 0.85), hit(1, 0.85), hit(2, 0.5));
     // Alone, the second hit's lead over the third would read as high.
@@ -237,6 +239,7 @@ fn confidence_needs_score_and_margin() {
         ordinal: 0,
         score,
         details: ScoreDetails::default(),
+        affordance_reasons: Vec::new(),
     };
     assert_eq!(confidence(&hit(0.8), Some(0.5)), ConfidenceLevel::High);
     assert_eq!(
@@ -254,6 +257,7 @@ fn reasons_cite_terms_fields_and_similarity() {
         ordinal: 0,
         score: 0.7,
         details: ScoreDetails::default(),
+        affordance_reasons: Vec::new(),
     };
     h.details.cosine = Some(0.62);
     h.details.semantic = semantic_part(0.62);

@@ -1,0 +1,263 @@
+//! What a tool's parameters take, read from its input schema (parameter names, types,
+//! formats, descriptions) and MCP annotations, and how well that fits a request's entities:
+//! a request that mentions `owner/repo` fits a tool that takes `owner` and `repo`, one that
+//! names a file path fits a tool with a `path`. Computed once per tool when an engine is
+//! built; matching is a few comparisons per candidate.
+
+use super::entities::EntityKind;
+use super::QueryAnalysis;
+use crate::catalog::{split_identifier, ParameterDefinition, ToolRecord};
+use serde_json::Value;
+
+/// Where a tool works or a request points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Locality {
+    /// Files and processes on the user's machine.
+    Local,
+    /// A remote service: a code host, a registry, the web.
+    Remote,
+}
+
+impl Locality {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Locality::Local => "local",
+            Locality::Remote => "remote",
+        }
+    }
+}
+
+/// The entity kinds a tool's parameters take, with the parameters that take each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Affordances {
+    takes: Vec<(EntityKind, Vec<String>)>,
+    pub locality: Option<Locality>,
+}
+
+/// How a request's entities and locality fit one tool.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Match {
+    /// Each entity kind of the request that the tool takes, with the parameters taking it.
+    pub matched: Vec<(EntityKind, Vec<String>)>,
+    /// Entity kinds the request mentions.
+    pub asked: usize,
+    /// The request's locality and whether the tool's agrees.
+    pub locality: Option<(Locality, bool)>,
+}
+
+impl Match {
+    /// 0..1: the share of the request's entity kinds (and its locality, when it states one)
+    /// that the tool takes.
+    pub fn score(&self) -> f64 {
+        let (agree, said) = match self.locality {
+            Some((_, agree)) => (u8::from(agree), 1),
+            None => (0, 0),
+        };
+        let total = self.asked + said;
+        if total == 0 {
+            return 0.0;
+        }
+        (self.matched.len() + usize::from(agree)) as f64 / total as f64
+    }
+
+    /// The match as match reasons ("mentions owner/repo, and this tool takes owner and
+    /// repo").
+    pub fn reasons(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .matched
+            .iter()
+            .map(|(kind, params)| {
+                format!(
+                    "mentions {}, and this tool takes {}",
+                    kind.label(),
+                    join_and(params)
+                )
+            })
+            .collect();
+        if let Some((locality, true)) = self.locality {
+            out.push(format!(
+                "asks about {} things, and this tool works on {} ones",
+                locality.as_str(),
+                locality.as_str()
+            ));
+        }
+        out
+    }
+}
+
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Parameter-name words that say which kind of value a parameter takes.
+const NAME_WORDS: &[(EntityKind, &[&str])] = &[
+    (EntityKind::Path, &["path", "paths", "file", "files", "filename", "filepath", "dir", "directory", "directories", "folder", "cwd", "chdir", "uri", "targets", "pathspec"]),
+    (EntityKind::FileType, &["extension", "extensions", "ext", "glob", "globs", "iglob", "filetype"]),
+    (EntityKind::Line, &["line", "lines", "lineno", "row"]),
+    (EntityKind::Repository, &["owner", "repo", "repository", "repos"]),
+    (EntityKind::Url, &["url", "uri", "urls", "link", "href", "endpoint", "webhook"]),
+    (EntityKind::PullRequest, &["pr", "pull", "prnumber"]),
+    (EntityKind::Issue, &["issue", "issues", "ticket", "jql"]),
+    (EntityKind::Package, &["package", "packages", "pkg", "crate", "dependency"]),
+    (EntityKind::Symbol, &["symbol", "symbolname", "function", "method", "identifier"]),
+    (EntityKind::Regex, &["pattern", "regex", "regexp", "grep"]),
+    (EntityKind::Sql, &["sql", "statement"]),
+    (EntityKind::Email, &["email", "recipient", "recipients"]),
+    (EntityKind::Date, &["date", "time", "datetime", "day", "since", "until", "timestamp", "deadline", "due"]),
+];
+
+/// Description phrases that say the same, for parameters named otherwise.
+const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
+    (EntityKind::Path, &["file path", "path to", "path of", "directory to", "files or directories", "file name"]),
+    (EntityKind::FileType, &["file extension", "glob"]),
+    (EntityKind::Line, &["line number"]),
+    (EntityKind::Repository, &["owner/repo", "repository owner", "repository name"]),
+    (EntityKind::Url, &["url", "uri"]),
+    (EntityKind::PullRequest, &["pull request"]),
+    (EntityKind::Issue, &["issue number", "issue key"]),
+    (EntityKind::Package, &["package name", "package spec", "name of the package"]),
+    (EntityKind::Symbol, &["symbol", "function name"]),
+    (EntityKind::Regex, &["regular expression", "regex"]),
+    (EntityKind::Sql, &["sql"]),
+    (EntityKind::Email, &["email address", "e-mail"]),
+    (EntityKind::Date, &["date", "yyyy", "timestamp"]),
+];
+
+/// JSON Schema formats and the kind they take.
+const FORMATS: &[(&str, EntityKind)] = &[
+    ("uri", EntityKind::Url),
+    ("url", EntityKind::Url),
+    ("iri", EntityKind::Url),
+    ("email", EntityKind::Email),
+    ("date", EntityKind::Date),
+    ("date-time", EntityKind::Date),
+    ("time", EntityKind::Date),
+    ("regex", EntityKind::Regex),
+];
+
+/// The kinds one parameter takes.
+fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
+    let words: Vec<String> = split_identifier(&p.name);
+    let joined = p.name.to_lowercase().replace(['_', '-'], "");
+    let description = p.description.to_lowercase();
+    let format = p
+        .constraints
+        .as_ref()
+        .and_then(|c| c.get("format"))
+        .and_then(Value::as_str);
+    let mut out: Vec<EntityKind> = Vec::new();
+    for (kind, names) in NAME_WORDS {
+        if names
+            .iter()
+            .any(|n| words.iter().any(|w| w == n) || joined == *n)
+        {
+            out.push(*kind);
+        }
+    }
+    for (kind, phrases) in DESCRIPTION_PHRASES {
+        if phrases.iter().any(|ph| description.contains(ph)) {
+            out.push(*kind);
+        }
+    }
+    if let Some(kind) = format.and_then(|f| FORMATS.iter().find(|(n, _)| *n == f).map(|(_, k)| *k)) {
+        out.push(kind);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+impl Affordances {
+    /// What `tool`'s parameters take, and where it works: remote when it takes a repository
+    /// or a URL or its annotations say it reaches an open world, local when it takes paths
+    /// and nothing remote.
+    pub fn of(tool: &ToolRecord) -> Affordances {
+        let mut takes: Vec<(EntityKind, Vec<String>)> = Vec::new();
+        for p in &tool.parameters {
+            for kind in kinds_of(p) {
+                match takes.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, params)) => params.push(p.name.clone()),
+                    None => takes.push((kind, vec![p.name.clone()])),
+                }
+            }
+        }
+        takes.sort_by_key(|(k, _)| *k);
+        let has = |k: EntityKind| takes.iter().any(|(t, _)| *t == k);
+        let open_world = tool
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get("openWorldHint"))
+            .and_then(Value::as_bool);
+        let remote = has(EntityKind::Repository) || has(EntityKind::Url) || open_world == Some(true);
+        let locality = if remote {
+            Some(Locality::Remote)
+        } else if has(EntityKind::Path) || open_world == Some(false) {
+            Some(Locality::Local)
+        } else {
+            None
+        };
+        Affordances { takes, locality }
+    }
+
+    /// How `analysis` fits this tool.
+    pub fn fit(&self, analysis: &QueryAnalysis) -> Match {
+        let kinds = analysis.kinds();
+        let matched = kinds
+            .iter()
+            .filter_map(|k| self.takes.iter().find(|(t, _)| t == k).cloned())
+            .collect();
+        Match {
+            matched,
+            asked: kinds.len(),
+            locality: analysis
+                .locality
+                .map(|l| (l, self.locality == Some(l))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::mcp::{parameters_of, blank_record};
+    use serde_json::json;
+
+    fn tool(schema: Value) -> ToolRecord {
+        let mut t = blank_record("t".into(), "t".into(), "c".into());
+        t.parameters = parameters_of(&schema);
+        t.input_schema = schema;
+        t
+    }
+
+    #[test]
+    fn owner_and_repo_take_a_repository() {
+        let t = tool(json!({"type": "object", "properties": {
+            "owner": {"type": "string"}, "repo": {"type": "string"}, "path": {"type": "string"}}}));
+        let a = Affordances::of(&t);
+        assert_eq!(a.locality, Some(Locality::Remote));
+        let m = a.fit(&QueryAnalysis::of("read README.md in tokio-rs/axum"));
+        assert_eq!(m.score(), 1.0, "{m:?}");
+        assert_eq!(
+            m.reasons()[0],
+            "mentions a file path, and this tool takes path"
+        );
+        assert!(m.reasons().iter().any(|r| r.contains("owner and repo")));
+    }
+
+    #[test]
+    fn a_local_tool_disagrees_with_a_remote_request() {
+        let t = tool(json!({"type": "object", "properties": {
+            "pattern": {"type": "string", "description": "Regular expression"},
+            "path": {"type": "string"}}}));
+        let a = Affordances::of(&t);
+        assert_eq!(a.locality, Some(Locality::Local));
+        let m = a.fit(&QueryAnalysis::of("search rust-lang/cargo on GitHub for fn main"));
+        assert!(m.score() < 0.5, "{m:?}");
+        let none = a.fit(&QueryAnalysis::of("weather tomorrow"));
+        assert_eq!(none.score(), 0.0);
+    }
+}

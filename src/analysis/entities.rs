@@ -1,0 +1,356 @@
+//! Entities in a request's text: the values an agent passes to a tool (paths, file names,
+//! line numbers, `owner/repo`, URLs, PR and issue numbers, packages with their ecosystem,
+//! code symbols, regular expressions, SQL, e-mail addresses, dates and times). Each is a
+//! byte span of the original text, found by patterns that hold in any catalog's domain.
+//! Spans always fall on character boundaries (they come from regex matches).
+
+use regex::Regex;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// What kind of value an entity is; each corresponds to parameters of the tools that take it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EntityKind {
+    /// A file or directory path, or a file name with an extension.
+    Path,
+    /// A kind of file: `*.ts`, "YAML files".
+    FileType,
+    /// A line number: "line 42", "L42", "main.rs:42".
+    Line,
+    /// `owner/repo`.
+    Repository,
+    /// A URL (any scheme).
+    Url,
+    /// A pull request: "PR #12", "pull request 12".
+    PullRequest,
+    /// An issue: "issue #12", "#12".
+    Issue,
+    /// A package, often with its ecosystem: "the npm package zod".
+    Package,
+    /// A code symbol: `parseConfig`, Foo::bar, do_thing().
+    Symbol,
+    /// A regular expression.
+    Regex,
+    /// An SQL statement.
+    Sql,
+    Email,
+    /// A date or time: 2024-03-01, "March 3rd", "tomorrow", "10 AM".
+    Date,
+}
+
+impl EntityKind {
+    /// How the kind reads in an explanation ("mentions owner/repo").
+    pub fn label(self) -> &'static str {
+        match self {
+            EntityKind::Path => "a file path",
+            EntityKind::FileType => "a file type",
+            EntityKind::Line => "a line number",
+            EntityKind::Repository => "owner/repo",
+            EntityKind::Url => "a URL",
+            EntityKind::PullRequest => "a pull request",
+            EntityKind::Issue => "an issue number",
+            EntityKind::Package => "a package",
+            EntityKind::Symbol => "a code symbol",
+            EntityKind::Regex => "a regular expression",
+            EntityKind::Sql => "SQL",
+            EntityKind::Email => "an e-mail address",
+            EntityKind::Date => "a date or time",
+        }
+    }
+
+    /// The word that stands for a value of this kind when the value itself is left out of
+    /// a text (a repository's name is not a request for a tool of that name).
+    pub fn placeholder(self) -> &'static str {
+        match self {
+            EntityKind::Path => "file",
+            EntityKind::FileType => "files",
+            EntityKind::Line => "line",
+            EntityKind::Repository => "repository",
+            EntityKind::Url => "url",
+            EntityKind::PullRequest => "pull request",
+            EntityKind::Issue => "issue",
+            EntityKind::Package => "package",
+            EntityKind::Symbol => "symbol",
+            EntityKind::Regex => "pattern",
+            EntityKind::Sql => "sql query",
+            EntityKind::Email => "email",
+            EntityKind::Date => "date",
+        }
+    }
+}
+
+/// One entity: its kind, where it is, and the ecosystem a package names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entity {
+    pub kind: EntityKind,
+    pub span: Range<usize>,
+    pub ecosystem: Option<&'static str>,
+}
+
+/// File extensions common enough that `name.ext` is a file name and not a sentence's end.
+const EXTENSIONS: &str = "rs|py|pyi|ts|tsx|js|jsx|mjs|cjs|go|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|m|mm|lua|pl|r|jl|dart|ex|exs|erl|hs|ml|clj|vue|svelte|md|mdx|rst|txt|json|jsonl|ndjson|yaml|yml|toml|xml|html|htm|css|scss|sass|less|sql|sh|bash|zsh|ps1|bat|csv|tsv|parquet|pdf|docx|doc|xlsx|xls|pptx|odt|epub|png|jpg|jpeg|gif|svg|webp|tif|tiff|bmp|ico|mp3|mp4|wav|log|lock|env|cfg|ini|conf|tf|tfvars|hcl|proto|graphql|gql|ipynb|gz|tgz|tar|zip|bz2|xz|7z|wasm|so|dll|exe|db|sqlite|sqlite3|pem|crt|key|pub|gradle|cmake|mk|dockerfile|tpl|j2|properties|plist|bin|dat|out";
+
+/// Names of file kinds an agent says in "<kind> files".
+const FILE_KINDS: &str = "yaml|yml|json|toml|xml|html|css|markdown|md|python|rust|typescript|javascript|go|java|kotlin|ruby|php|c|c\\+\\+|cpp|csharp|swift|shell|bash|sql|csv|pdf|image|text|log|config|configuration|source|test|header|proto|terraform|docker|lock|binary|hidden|dot|ts|js|py|rs";
+
+/// First segments that make `a/b` a path rather than `owner/repo`.
+const COMMON_DIRS: &[&str] = &[
+    "src", "lib", "libs", "test", "tests", "spec", "app", "apps", "docs", "doc", "bin", "cmd",
+    "pkg", "internal", "scripts", "script", "config", "configs", "build", "dist", "target",
+    "public", "static", "assets", "vendor", "node_modules", "packages", "crates", "examples",
+    "example", "tools", "include", "etc", "var", "usr", "tmp", "home", "data", "fixtures",
+    "components", "pages", "api", "server", "client", "web", "frontend", "backend", "core",
+    "utils", "util", "models", "views", "controllers", "routes", "migrations", "deploy", "infra",
+    "k8s", "charts", "helm", "terraform", "modules", "logs", "out", "output", "input", "images",
+    "img", "res", "resources", "main", "benches", "benchmarks", "services", "handlers", "db",
+];
+
+/// Package ecosystems and the words that name them.
+const ECOSYSTEMS: &[(&str, &[&str])] = &[
+    ("npm", &["npm", "node", "yarn", "pnpm", "javascript", "typescript"]),
+    ("pypi", &["pypi", "pip", "python", "poetry", "conda"]),
+    ("crates", &["crate", "crates", "cargo", "rust"]),
+    ("go", &["go", "golang"]),
+    ("maven", &["maven", "gradle", "java"]),
+    ("rubygems", &["gem", "rubygems", "ruby", "bundler"]),
+    ("nuget", &["nuget", ".net", "dotnet"]),
+];
+
+struct Patterns {
+    url: Regex,
+    email: Regex,
+    slashed: Regex,
+    file_name: Regex,
+    file_type: Regex,
+    line: Regex,
+    pull: Regex,
+    issue: Regex,
+    package: Regex,
+    package_after: Regex,
+    backticked: Regex,
+    symbol: Regex,
+    regex: Regex,
+    sql: Regex,
+    date: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |p: &str| Regex::new(p).expect("entity pattern compiles");
+        Patterns {
+            url: re(r#"\b[a-z][a-z0-9+.-]{1,15}://[^\s<>"'`)\]]+"#),
+            email: re(r"\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b"),
+            slashed: re(r"(?:~|\.{1,2})?/?[\w@.+-]+(?:/[\w@.+*-]+)+/?"),
+            file_name: re(&format!(
+                r"(?i)(?:^|[\s(\[`'\x22])([\w@+-][\w.@+-]*\.(?:{EXTENSIONS}))\b|\b(Dockerfile|Makefile|Jenkinsfile|Procfile|Gemfile|Rakefile|Vagrantfile|Brewfile|Justfile)\b"
+            )),
+            file_type: re(&format!(
+                r"(?i)\*\.\w+|(?:^|\s)\.\w{{1,6}} files\b|\b(?:{FILE_KINDS}) files\b"
+            )),
+            line: re(r"(?i)\blines? \d+(?:\s*(?:-|to|through|and)\s*\d+)?\b|\bL\d+(?:-L?\d+)?\b|:\d+(?::\d+)?\b"),
+            pull: re(r"(?i)\b(?:PR|MR|pull request|pull|merge request)s?\s*#?\d+\b"),
+            issue: re(r"(?i)\b(?:issue|ticket|bug)s?\s*#?\d+\b|(?:^|\s)#\d+\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b"),
+            package: re(
+                r"(?i)\b(npm|node|yarn|pnpm|pypi|pip|python|poetry|crates?|cargo|rust|go|golang|maven|gradle|java|gem|ruby|nuget)\s+(?:package|module|library|lib|crate|gem|dependency)\s+`?([@\w./-]+)`?",
+            ),
+            package_after: re(
+                r"(?i)\b(?:package|crate|gem|library|module|dependency)\s+`?(@?[a-z0-9][\w./-]*)`?",
+            ),
+            backticked: re(r"`([^`\n]{1,200})`"),
+            symbol: re(r"\b[A-Za-z_]\w*(?:::|->)\w+(?:::\w+)*(?:\(\))?|\b[A-Za-z_]\w*\(\)|\b[a-z]+[A-Z]\w*\b|\b[a-z]+(?:_[a-z0-9]+)+\b"),
+            regex: re(r#"/[^/\s]*(?:\\[dwsbDWSB]|\.\*|\.\+|\[[^\]]+\]|\^|\$|\|)[^/\s]*/|(?i)\bregex(?:p)?\s+['"`]?[^\s'"`]+"#),
+            sql: re(r"(?i)\b(?:select\s+[\w*, .()]+\s+from\s+\w+|insert\s+into\s+\w+|update\s+\w+\s+set\b|delete\s+from\s+\w+|create\s+(?:table|index|view)\s+\w+)"),
+            date: re(r"(?i)\b\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?)?\b|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|june|july|august|september|october|november|december)\b|\b(?:today|tomorrow|yesterday|tonight|(?:next|last|this)\s+(?:week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b(?:last|past)\s+\d+\s+(?:minutes?|hours?|days?|weeks?|months?)\b"),
+        }
+    })
+}
+
+/// Every entity of `text`, in order of position; where two overlap, the one found first in
+/// the order of the passes below keeps its span (a URL's path is not also a path).
+pub fn entities(text: &str) -> Vec<Entity> {
+    let p = patterns();
+    let mut out: Vec<Entity> = Vec::new();
+    let mut push = |kind: EntityKind, span: Range<usize>, ecosystem: Option<&'static str>| {
+        if span.is_empty() || out.iter().any(|e| overlaps(&e.span, &span)) {
+            return;
+        }
+        out.push(Entity {
+            kind,
+            span,
+            ecosystem,
+        });
+    };
+    for m in p.url.find_iter(text) {
+        push(EntityKind::Url, m.range(), None);
+    }
+    for m in p.email.find_iter(text) {
+        push(EntityKind::Email, m.range(), None);
+    }
+    for m in p.sql.find_iter(text) {
+        push(EntityKind::Sql, m.range(), None);
+    }
+    for m in p.regex.find_iter(text) {
+        push(EntityKind::Regex, m.range(), None);
+    }
+    for c in p.package.captures_iter(text) {
+        let (Some(eco), Some(name)) = (c.get(1), c.get(2)) else {
+            continue;
+        };
+        push(EntityKind::Package, name.range(), ecosystem_of(eco.as_str()));
+    }
+    for c in p.package_after.captures_iter(text) {
+        if let Some(name) = c.get(1) {
+            push(EntityKind::Package, name.range(), None);
+        }
+    }
+    for m in p.pull.find_iter(text) {
+        push(EntityKind::PullRequest, m.range(), None);
+    }
+    for m in p.issue.find_iter(text) {
+        push(EntityKind::Issue, trim_start(text, m.range()), None);
+    }
+    for m in p.slashed.find_iter(text) {
+        let kind = slashed_kind(text, m.range());
+        push(kind, m.range(), None);
+    }
+    for c in p.file_name.captures_iter(text) {
+        if let Some(name) = c.get(1).or_else(|| c.get(2)) {
+            push(EntityKind::Path, name.range(), None);
+        }
+    }
+    for m in p.file_type.find_iter(text) {
+        push(EntityKind::FileType, trim_start(text, m.range()), None);
+    }
+    for m in p.line.find_iter(text) {
+        push(EntityKind::Line, m.range(), None);
+    }
+    for m in p.date.find_iter(text) {
+        push(EntityKind::Date, m.range(), None);
+    }
+    for c in p.backticked.captures_iter(text) {
+        if let Some(inner) = c.get(1) {
+            push(EntityKind::Symbol, inner.range(), None);
+        }
+    }
+    for m in p.symbol.find_iter(text) {
+        push(EntityKind::Symbol, m.range(), None);
+    }
+    out.sort_by_key(|e| e.span.start);
+    out
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// A span without its leading whitespace (patterns that must see a word boundary before
+/// them match it).
+fn trim_start(text: &str, span: Range<usize>) -> Range<usize> {
+    let inner = &text[span.clone()];
+    let skipped = inner.len() - inner.trim_start().len();
+    span.start + skipped..span.end
+}
+
+/// `a/b` is `owner/repo` when it has two segments, the first is not a usual directory and
+/// the last has no file extension (or the text calls it a repository); anything else with
+/// a slash is a path.
+fn slashed_kind(text: &str, span: Range<usize>) -> EntityKind {
+    let s = &text[span.clone()];
+    let plain = !s.starts_with(['/', '.', '~']) && !s.ends_with('/');
+    let segments: Vec<&str> = s.split('/').collect();
+    if !plain || segments.len() != 2 {
+        return EntityKind::Path;
+    }
+    let first = segments[0].to_ascii_lowercase();
+    let last = segments[1].to_ascii_lowercase();
+    let before = text[..span.start].to_lowercase();
+    let after = text[span.end..].to_lowercase();
+    let named_repo = before.trim_end().ends_with("repo")
+        || before.trim_end().ends_with("repository")
+        || before.trim_end().ends_with("github")
+        || after.trim_start().starts_with("repo")
+        || after.trim_start().starts_with("on github");
+    let has_ext = last
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| EXTENSIONS.split('|').any(|e| e == ext));
+    let dir_like = COMMON_DIRS.contains(&first.as_str());
+    if named_repo || (!dir_like && !has_ext && !last.contains('*')) {
+        EntityKind::Repository
+    } else {
+        EntityKind::Path
+    }
+}
+
+fn ecosystem_of(word: &str) -> Option<&'static str> {
+    let w = word.to_ascii_lowercase();
+    ECOSYSTEMS
+        .iter()
+        .find(|(_, words)| words.contains(&w.as_str()))
+        .map(|(name, _)| *name)
+}
+
+/// The ecosystem the text names anywhere ("on PyPI", "my Rust crate"), if exactly one.
+pub fn ecosystem_named(text: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '.')
+        .collect();
+    let named: Vec<&'static str> = ECOSYSTEMS
+        .iter()
+        .filter(|(_, ws)| ws.iter().any(|w| words.contains(w)))
+        .map(|(name, _)| *name)
+        .collect();
+    (named.len() == 1).then(|| named[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(EntityKind, String)> {
+        entities(text)
+            .into_iter()
+            .map(|e| (e.kind, text[e.span].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn repositories_paths_and_files_are_told_apart() {
+        let k = kinds("search issues in rust-lang/cargo about src/core/mod.rs and config.yaml");
+        assert!(k.contains(&(EntityKind::Repository, "rust-lang/cargo".into())), "{k:?}");
+        assert!(k.contains(&(EntityKind::Path, "src/core/mod.rs".into())), "{k:?}");
+        assert!(k.contains(&(EntityKind::Path, "config.yaml".into())), "{k:?}");
+        let k = kinds("open the vercel/next.js repo");
+        assert_eq!(k[0].0, EntityKind::Repository, "{k:?}");
+    }
+
+    #[test]
+    fn numbers_urls_and_packages() {
+        let k = kinds("review PR #1234 and issue #7 then fetch https://example.com/a?b=1");
+        assert_eq!(k[0], (EntityKind::PullRequest, "PR #1234".into()));
+        assert_eq!(k[1], (EntityKind::Issue, "issue #7".into()));
+        assert_eq!(k[2].0, EntityKind::Url);
+        let e = entities("what is the latest version of the npm package zod");
+        assert_eq!(e[0].kind, EntityKind::Package);
+        assert_eq!(e[0].ecosystem, Some("npm"));
+        let k = kinds("see line 42 of main.rs and all YAML files");
+        assert!(k.iter().any(|(k, t)| *k == EntityKind::Line && t == "line 42"), "{k:?}");
+        assert!(k.iter().any(|(k, t)| *k == EntityKind::FileType && t == "YAML files"), "{k:?}");
+    }
+
+    #[test]
+    fn symbols_dates_and_sql() {
+        let k = kinds("where is `parseConfig` called, and Foo::bar? SELECT id FROM users on March 3rd");
+        assert!(k.iter().any(|(k, t)| *k == EntityKind::Symbol && t == "parseConfig"), "{k:?}");
+        assert!(k.iter().any(|(k, t)| *k == EntityKind::Symbol && t == "Foo::bar"), "{k:?}");
+        assert!(k.iter().any(|(k, _)| *k == EntityKind::Sql), "{k:?}");
+        assert!(k.iter().any(|(k, t)| *k == EntityKind::Date && t == "March 3rd"), "{k:?}");
+    }
+
+    #[test]
+    fn plain_sentences_have_none() {
+        assert!(entities("Find the weather forecast for tomorrow's trip").len() <= 1);
+        assert!(entities("I need a tool that helps me plan meals").is_empty());
+    }
+}
