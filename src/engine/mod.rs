@@ -3,6 +3,7 @@
 //! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
 
 mod compare;
+mod filters;
 mod recommend;
 mod request;
 mod response;
@@ -38,7 +39,7 @@ use std::time::Duration;
 
 /// Version of the ranking algorithm, reported in every response; bump on any change that
 /// can reorder results.
-pub const ALGORITHM_VERSION: &str = "hybrid-ramp-1";
+pub const ALGORITHM_VERSION: &str = "hybrid-ramp-2";
 
 /// Query texts and their embeddings, computed together.
 pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;
@@ -46,6 +47,8 @@ pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;
 pub struct Engine {
     snapshot: Arc<Snapshot>,
     config: SearchConfig,
+    /// The catalog's runnable and metadata-only twins, for `rank::prefer_runnable`.
+    twins: crate::rank::Twins,
     responses: moka::sync::Cache<String, Arc<SearchResponse>>,
     query_vectors: moka::sync::Cache<String, Arc<Vec<f32>>>,
     cache_lookups: CacheLookups,
@@ -127,9 +130,11 @@ impl Engine {
                 0
             })
             .build();
+        let twins = crate::rank::Twins::from_tools(snapshot.catalog.tools());
         Engine {
             snapshot,
             config,
+            twins,
             responses,
             query_vectors,
             cache_lookups: CacheLookups::default(),

@@ -1,11 +1,11 @@
 //! `Engine::search`: cache, mode choice, candidates from both indexes under the request's
 //! filters, evidence, ranking (pure, in `rank`), threshold, and the explained response.
 
+use super::filters::is_allowed;
 use super::request::SearchRequest;
 use super::response::*;
 use super::stages::find;
 use super::{Engine, QueryVectors, ALGORITHM_VERSION};
-use crate::catalog::{ToolRecord, ToolType};
 use crate::error::{Error, Result};
 use crate::index::vector::OwnerHit;
 use crate::rank::{self, Evidence, Ranked, Weights};
@@ -266,7 +266,8 @@ impl Engine {
             keyword: self.config.keyword_weight,
             context: self.config.context_weight,
         };
-        let ranked = rank::rank(&evidence, mode, weights, has_context);
+        let mut ranked = rank::rank(&evidence, mode, weights, has_context);
+        rank::prefer_runnable(&mut ranked, &self.twins);
         let matching: Vec<&Ranked> = ranked.iter().filter(|r| r.score > 0.0).collect();
         let threshold = self.config.similarity_threshold;
         let above: Vec<&Ranked> = matching
@@ -317,10 +318,7 @@ impl Engine {
         if allowed_count < tools.len()
             && (results.len() < max_results.min(3) || no_good_match.is_some())
         {
-            hints.push(format!(
-                "filters leave {allowed_count} of {} tools; removing category, tool_type or filters widens the search",
-                tools.len()
-            ));
+            hints.push(self.filters_hint(req, allowed_count));
         }
         // Words the catalog lacks, for the hints below and the suggestions.
         let unknown = self.unknown_words(&req.query);
@@ -370,42 +368,6 @@ impl Engine {
         })
     }
 
-    /// Whether a tool passes the request's category, type and filters.
-    fn passes_filters(&self, t: &ToolRecord, req: &SearchRequest) -> bool {
-        if req.category.as_ref().is_some_and(|c| &t.category != c) {
-            return false;
-        }
-        if req.exclude_categories.contains(&t.category) {
-            return false;
-        }
-        if req.tool_type.is_some_and(|ty: ToolType| t.tool_type != ty) {
-            return false;
-        }
-        let f = &req.filters;
-        if let Some(range) = f.complexity_range {
-            if range.min.is_some_and(|m| t.complexity_score < m)
-                || range.max.is_some_and(|m| t.complexity_score > m)
-            {
-                return false;
-            }
-        }
-        if f.has_examples == Some(true) && t.examples.is_empty() {
-            return false;
-        }
-        if f.performance_tier.is_some_and(|p| t.performance_tier != p) {
-            return false;
-        }
-        if f.recent_only == Some(true) {
-            let cutoff = time::OffsetDateTime::now_utc()
-                - time::Duration::days(self.config.recent_days as i64);
-            match crate::time::parse_rfc3339(&t.updated_at) {
-                Some(updated) if updated >= cutoff => {}
-                _ => return false,
-            }
-        }
-        true
-    }
-
     /// One explained hit.
     fn result(
         &self,
@@ -420,6 +382,10 @@ impl Engine {
         let mut alternatives: Vec<String> = t
             .similar_tools
             .iter()
+            // Asked for runnable tools only, an agent gets no alternative it cannot run here.
+            .filter(|id| {
+                !req.runnable_only || self.catalog().get(id).is_some_and(|a| a.is_executable())
+            })
             .take(MAX_ALTERNATIVES)
             .cloned()
             .collect();
@@ -479,13 +445,6 @@ impl Engine {
     }
 }
 
-/// Whether the tool at ordinal `o` passes the request's filters (`None`: there are none).
-fn is_allowed(allowed: &Option<Vec<bool>>, o: u32) -> bool {
-    allowed
-        .as_ref()
-        .is_none_or(|a| a.get(o as usize).copied().unwrap_or(false))
-}
-
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
@@ -505,5 +464,6 @@ fn round_details(d: &ScoreDetails) -> ScoreDetails {
         fused: round4(d.fused),
         keyword_rank: d.keyword_rank,
         semantic_rank: d.semantic_rank,
+        runnable_over: d.runnable_over.clone(),
     }
 }

@@ -16,11 +16,15 @@
 //! - a query that names a tool exactly (id, name or alias, ignoring case and separators)
 //!   scores 1 for that tool; one that misses a name by 1 or 2 edits (a typo) scores at least
 //!   [`near_name_score`] for that tool (0.9, 0.8);
-//! - context, when given, is blended in with `context_weight`.
+//! - context, when given, is blended in with `context_weight`;
+//! - with equal evidence (scores within `TWIN_MARGIN`), a tool toolscout runs ranks above
+//!   its metadata-only twin and takes its score (`prefer_runnable`, a step after [`rank`]).
 
 mod explain;
+mod twins;
 
 pub use explain::{confidence, confidences, match_reasons, MEDIUM_SCORE};
+pub(crate) use twins::{prefer_runnable, Twins, TWIN_MARGIN};
 
 use crate::engine::{ScoreDetails, SearchMode};
 
@@ -174,6 +178,7 @@ pub fn rank(
                     fused: score,
                     keyword_rank: e.keyword_rank,
                     semantic_rank: e.semantic_rank,
+                    runnable_over: None,
                 },
             }
         })
