@@ -95,7 +95,9 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> 
     }
     let build = std::time::Instant::now();
     let baseline = match (&embedder, args.mode) {
-        (Ok(e), EvalMode::Baseline | EvalMode::All) => Some(ev::Baseline::build(&tools, e.as_ref())?),
+        (Ok(e), EvalMode::Baseline | EvalMode::All) => {
+            Some(ev::Baseline::build(&tools, e.as_ref())?)
+        }
         _ => None,
     };
     let tool_count = tools.len();
@@ -122,7 +124,11 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> 
         EvalMode::Keyword => &[SearchMode::Keyword],
         EvalMode::Semantic => &[SearchMode::Semantic],
         EvalMode::Hybrid => &[SearchMode::Hybrid],
-        EvalMode::All => &[SearchMode::Keyword, SearchMode::Semantic, SearchMode::Hybrid],
+        EvalMode::All => &[
+            SearchMode::Keyword,
+            SearchMode::Semantic,
+            SearchMode::Hybrid,
+        ],
         EvalMode::Baseline | EvalMode::Multi => &[],
     };
     for mode in modes {
@@ -155,7 +161,13 @@ fn eval_suite(
             spec.limit = args.limit;
         }
         let start = std::time::Instant::now();
-        reports.push(suite::run_set(&spec, base, manifest.seed, args.half.into(), &embedder)?);
+        reports.push(suite::run_set(
+            &spec,
+            base,
+            manifest.seed,
+            args.half.into(),
+            &embedder,
+        )?);
         eprintln!("{}: {:.1}s", spec.name, start.elapsed().as_secs_f64());
     }
     if args.json {

@@ -24,7 +24,6 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod eval;
-pub mod exp;
 pub mod exec;
 pub mod format;
 pub mod http;

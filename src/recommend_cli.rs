@@ -43,6 +43,9 @@ pub(crate) struct RecommendArgs {
     /// Leave out alternatives
     #[arg(long)]
     no_alternatives: bool,
+    /// Only the tools toolscout runs itself (`toolscout call`)
+    #[arg(long)]
+    runnable_only: bool,
     /// Add the reasoning behind the analysis and scores
     #[arg(long)]
     explain: bool,
@@ -77,6 +80,7 @@ pub(crate) fn recommend(config: &Config, args: RecommendArgs) -> anyhow::Result<
     req.max_recommendations = args.k;
     req.include_alternatives = !args.no_alternatives;
     req.explain_reasoning = args.explain;
+    req.runnable_only = args.runnable_only;
     req.complexity_preference = match args.complexity {
         ComplexityArg::Simple => ComplexityPreference::Simple,
         ComplexityArg::Balanced => ComplexityPreference::Balanced,

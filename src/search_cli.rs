@@ -23,6 +23,9 @@ pub(crate) struct SearchArgs {
     /// Only tools of this category
     #[arg(long)]
     category: Option<String>,
+    /// Only the tools toolscout runs itself (`toolscout call`)
+    #[arg(long)]
+    runnable_only: bool,
     /// The caller's situation (language, environment); shifts the ranking toward it
     #[arg(long)]
     context: Option<String>,
@@ -63,6 +66,7 @@ pub(crate) fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCo
     req.search_mode = args.mode.map(Into::into);
     req.max_results = args.k;
     req.category = args.category;
+    req.runnable_only = args.runnable_only;
     req.context = args.context;
     req.include_examples = args.examples;
     let req = match req.validated(&catalog) {

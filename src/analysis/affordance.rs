@@ -95,31 +95,102 @@ fn join_and(items: &[String]) -> String {
 
 /// Parameter-name words that say which kind of value a parameter takes.
 const NAME_WORDS: &[(EntityKind, &[&str])] = &[
-    (EntityKind::Path, &["path", "paths", "file", "files", "filename", "filepath", "dir", "directory", "directories", "folder", "cwd", "chdir", "uri", "targets", "pathspec"]),
-    (EntityKind::FileType, &["extension", "extensions", "ext", "glob", "globs", "iglob", "filetype"]),
+    (
+        EntityKind::Path,
+        &[
+            "path",
+            "paths",
+            "file",
+            "files",
+            "filename",
+            "filepath",
+            "dir",
+            "directory",
+            "directories",
+            "folder",
+            "cwd",
+            "chdir",
+            "uri",
+            "targets",
+            "pathspec",
+        ],
+    ),
+    (
+        EntityKind::FileType,
+        &[
+            "extension",
+            "extensions",
+            "ext",
+            "glob",
+            "globs",
+            "iglob",
+            "filetype",
+        ],
+    ),
     (EntityKind::Line, &["line", "lines", "lineno", "row"]),
-    (EntityKind::Repository, &["owner", "repo", "repository", "repos"]),
-    (EntityKind::Url, &["url", "uri", "urls", "link", "href", "endpoint", "webhook"]),
+    (
+        EntityKind::Repository,
+        &["owner", "repo", "repository", "repos"],
+    ),
+    (
+        EntityKind::Url,
+        &["url", "uri", "urls", "link", "href", "endpoint", "webhook"],
+    ),
     (EntityKind::PullRequest, &["pr", "pull", "prnumber"]),
     (EntityKind::Issue, &["issue", "issues", "ticket", "jql"]),
-    (EntityKind::Package, &["package", "packages", "pkg", "crate", "dependency"]),
-    (EntityKind::Symbol, &["symbol", "symbolname", "function", "method", "identifier"]),
+    (
+        EntityKind::Package,
+        &["package", "packages", "pkg", "crate", "dependency"],
+    ),
+    (
+        EntityKind::Symbol,
+        &["symbol", "symbolname", "function", "method", "identifier"],
+    ),
     (EntityKind::Regex, &["pattern", "regex", "regexp", "grep"]),
     (EntityKind::Sql, &["sql", "statement"]),
     (EntityKind::Email, &["email", "recipient", "recipients"]),
-    (EntityKind::Date, &["date", "time", "datetime", "day", "since", "until", "timestamp", "deadline", "due"]),
+    (
+        EntityKind::Date,
+        &[
+            "date",
+            "time",
+            "datetime",
+            "day",
+            "since",
+            "until",
+            "timestamp",
+            "deadline",
+            "due",
+        ],
+    ),
 ];
 
 /// Description phrases that say the same, for parameters named otherwise.
 const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
-    (EntityKind::Path, &["file path", "path to", "path of", "directory to", "files or directories", "file name"]),
+    (
+        EntityKind::Path,
+        &[
+            "file path",
+            "path to",
+            "path of",
+            "directory to",
+            "files or directories",
+            "file name",
+        ],
+    ),
     (EntityKind::FileType, &["file extension", "glob"]),
     (EntityKind::Line, &["line number"]),
-    (EntityKind::Repository, &["owner/repo", "repository owner", "repository name"]),
+    (
+        EntityKind::Repository,
+        &["owner/repo", "repository owner", "repository name"],
+    ),
     (EntityKind::Url, &["url", "uri"]),
     (EntityKind::PullRequest, &["pull request"]),
     (EntityKind::Issue, &["issue number", "issue key"]),
-    (EntityKind::Package, &["package name", "package spec", "name of the package"]),
+    (
+        EntityKind::Package,
+        &["package name", "package spec", "name of the package"],
+    ),
     (EntityKind::Symbol, &["symbol", "function name"]),
     (EntityKind::Regex, &["regular expression", "regex"]),
     (EntityKind::Sql, &["sql"]),
@@ -163,7 +234,8 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
             out.push(*kind);
         }
     }
-    if let Some(kind) = format.and_then(|f| FORMATS.iter().find(|(n, _)| *n == f).map(|(_, k)| *k)) {
+    if let Some(kind) = format.and_then(|f| FORMATS.iter().find(|(n, _)| *n == f).map(|(_, k)| *k))
+    {
         out.push(kind);
     }
     out.sort();
@@ -192,7 +264,8 @@ impl Affordances {
             .as_ref()
             .and_then(|a| a.get("openWorldHint"))
             .and_then(Value::as_bool);
-        let remote = has(EntityKind::Repository) || has(EntityKind::Url) || open_world == Some(true);
+        let remote =
+            has(EntityKind::Repository) || has(EntityKind::Url) || open_world == Some(true);
         let locality = if remote {
             Some(Locality::Remote)
         } else if has(EntityKind::Path) || open_world == Some(false) {
@@ -213,9 +286,7 @@ impl Affordances {
         Match {
             matched,
             asked: kinds.len(),
-            locality: analysis
-                .locality
-                .map(|l| (l, self.locality == Some(l))),
+            locality: analysis.locality.map(|l| (l, self.locality == Some(l))),
         }
     }
 }
@@ -223,7 +294,7 @@ impl Affordances {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::mcp::{parameters_of, blank_record};
+    use crate::catalog::mcp::{blank_record, parameters_of};
     use serde_json::json;
 
     fn tool(schema: Value) -> ToolRecord {
@@ -255,7 +326,9 @@ mod tests {
             "path": {"type": "string"}}}));
         let a = Affordances::of(&t);
         assert_eq!(a.locality, Some(Locality::Local));
-        let m = a.fit(&QueryAnalysis::of("search rust-lang/cargo on GitHub for fn main"));
+        let m = a.fit(&QueryAnalysis::of(
+            "search rust-lang/cargo on GitHub for fn main",
+        ));
         assert!(m.score() < 0.5, "{m:?}");
         let none = a.fit(&QueryAnalysis::of("weather tomorrow"));
         assert_eq!(none.score(), 0.0);

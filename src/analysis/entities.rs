@@ -95,19 +95,90 @@ const FILE_KINDS: &str = "yaml|yml|json|toml|xml|html|css|markdown|md|python|rus
 
 /// First segments that make `a/b` a path rather than `owner/repo`.
 const COMMON_DIRS: &[&str] = &[
-    "src", "lib", "libs", "test", "tests", "spec", "app", "apps", "docs", "doc", "bin", "cmd",
-    "pkg", "internal", "scripts", "script", "config", "configs", "build", "dist", "target",
-    "public", "static", "assets", "vendor", "node_modules", "packages", "crates", "examples",
-    "example", "tools", "include", "etc", "var", "usr", "tmp", "home", "data", "fixtures",
-    "components", "pages", "api", "server", "client", "web", "frontend", "backend", "core",
-    "utils", "util", "models", "views", "controllers", "routes", "migrations", "deploy", "infra",
-    "k8s", "charts", "helm", "terraform", "modules", "logs", "out", "output", "input", "images",
-    "img", "res", "resources", "main", "benches", "benchmarks", "services", "handlers", "db",
+    "src",
+    "lib",
+    "libs",
+    "test",
+    "tests",
+    "spec",
+    "app",
+    "apps",
+    "docs",
+    "doc",
+    "bin",
+    "cmd",
+    "pkg",
+    "internal",
+    "scripts",
+    "script",
+    "config",
+    "configs",
+    "build",
+    "dist",
+    "target",
+    "public",
+    "static",
+    "assets",
+    "vendor",
+    "node_modules",
+    "packages",
+    "crates",
+    "examples",
+    "example",
+    "tools",
+    "include",
+    "etc",
+    "var",
+    "usr",
+    "tmp",
+    "home",
+    "data",
+    "fixtures",
+    "components",
+    "pages",
+    "api",
+    "server",
+    "client",
+    "web",
+    "frontend",
+    "backend",
+    "core",
+    "utils",
+    "util",
+    "models",
+    "views",
+    "controllers",
+    "routes",
+    "migrations",
+    "deploy",
+    "infra",
+    "k8s",
+    "charts",
+    "helm",
+    "terraform",
+    "modules",
+    "logs",
+    "out",
+    "output",
+    "input",
+    "images",
+    "img",
+    "res",
+    "resources",
+    "main",
+    "benches",
+    "benchmarks",
+    "services",
+    "handlers",
+    "db",
 ];
 
 /// Package ecosystems and the words that name them.
 const ECOSYSTEMS: &[(&str, &[&str])] = &[
-    ("npm", &["npm", "node", "yarn", "pnpm", "javascript", "typescript"]),
+    (
+        "npm",
+        &["npm", "node", "yarn", "pnpm", "javascript", "typescript"],
+    ),
     ("pypi", &["pypi", "pip", "python", "poetry", "conda"]),
     ("crates", &["crate", "crates", "cargo", "rust"]),
     ("go", &["go", "golang"]),
@@ -197,7 +268,11 @@ pub fn entities(text: &str) -> Vec<Entity> {
         let (Some(eco), Some(name)) = (c.get(1), c.get(2)) else {
             continue;
         };
-        push(EntityKind::Package, name.range(), ecosystem_of(eco.as_str()));
+        push(
+            EntityKind::Package,
+            name.range(),
+            ecosystem_of(eco.as_str()),
+        );
     }
     for c in p.package_after.captures_iter(text) {
         if let Some(name) = c.get(1) {
@@ -318,9 +393,18 @@ mod tests {
     #[test]
     fn repositories_paths_and_files_are_told_apart() {
         let k = kinds("search issues in rust-lang/cargo about src/core/mod.rs and config.yaml");
-        assert!(k.contains(&(EntityKind::Repository, "rust-lang/cargo".into())), "{k:?}");
-        assert!(k.contains(&(EntityKind::Path, "src/core/mod.rs".into())), "{k:?}");
-        assert!(k.contains(&(EntityKind::Path, "config.yaml".into())), "{k:?}");
+        assert!(
+            k.contains(&(EntityKind::Repository, "rust-lang/cargo".into())),
+            "{k:?}"
+        );
+        assert!(
+            k.contains(&(EntityKind::Path, "src/core/mod.rs".into())),
+            "{k:?}"
+        );
+        assert!(
+            k.contains(&(EntityKind::Path, "config.yaml".into())),
+            "{k:?}"
+        );
         let k = kinds("open the vercel/next.js repo");
         assert_eq!(k[0].0, EntityKind::Repository, "{k:?}");
     }
@@ -335,17 +419,38 @@ mod tests {
         assert_eq!(e[0].kind, EntityKind::Package);
         assert_eq!(e[0].ecosystem, Some("npm"));
         let k = kinds("see line 42 of main.rs and all YAML files");
-        assert!(k.iter().any(|(k, t)| *k == EntityKind::Line && t == "line 42"), "{k:?}");
-        assert!(k.iter().any(|(k, t)| *k == EntityKind::FileType && t == "YAML files"), "{k:?}");
+        assert!(
+            k.iter()
+                .any(|(k, t)| *k == EntityKind::Line && t == "line 42"),
+            "{k:?}"
+        );
+        assert!(
+            k.iter()
+                .any(|(k, t)| *k == EntityKind::FileType && t == "YAML files"),
+            "{k:?}"
+        );
     }
 
     #[test]
     fn symbols_dates_and_sql() {
-        let k = kinds("where is `parseConfig` called, and Foo::bar? SELECT id FROM users on March 3rd");
-        assert!(k.iter().any(|(k, t)| *k == EntityKind::Symbol && t == "parseConfig"), "{k:?}");
-        assert!(k.iter().any(|(k, t)| *k == EntityKind::Symbol && t == "Foo::bar"), "{k:?}");
+        let k =
+            kinds("where is `parseConfig` called, and Foo::bar? SELECT id FROM users on March 3rd");
+        assert!(
+            k.iter()
+                .any(|(k, t)| *k == EntityKind::Symbol && t == "parseConfig"),
+            "{k:?}"
+        );
+        assert!(
+            k.iter()
+                .any(|(k, t)| *k == EntityKind::Symbol && t == "Foo::bar"),
+            "{k:?}"
+        );
         assert!(k.iter().any(|(k, _)| *k == EntityKind::Sql), "{k:?}");
-        assert!(k.iter().any(|(k, t)| *k == EntityKind::Date && t == "March 3rd"), "{k:?}");
+        assert!(
+            k.iter()
+                .any(|(k, t)| *k == EntityKind::Date && t == "March 3rd"),
+            "{k:?}"
+        );
     }
 
     #[test]

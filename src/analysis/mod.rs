@@ -27,30 +27,77 @@ pub struct QueryAnalysis {
 
 /// Words that negate what follows them, up to the end of the clause.
 const NEGATIONS: &[&str] = &[
-    "without", "not", "don't", "dont", "do not", "never", "no need to", "instead of",
-    "rather than", "avoid", "avoiding", "except", "excluding", "isn't", "aren't", "doesn't",
-    "shouldn't", "won't",
+    "without",
+    "not",
+    "don't",
+    "dont",
+    "do not",
+    "never",
+    "no need to",
+    "instead of",
+    "rather than",
+    "avoid",
+    "avoiding",
+    "except",
+    "excluding",
+    "isn't",
+    "aren't",
+    "doesn't",
+    "shouldn't",
+    "won't",
 ];
 
 /// Words that end a negated phrase: a new clause starts.
-const CLAUSE_ENDS: &[&str] = &["and", "but", "then", "so", "just", "only", "instead", "because"];
+const CLAUSE_ENDS: &[&str] = &[
+    "and", "but", "then", "so", "just", "only", "instead", "because",
+];
 
 /// The longest a negated phrase runs, in words.
 const NEGATION_WORDS: usize = 5;
 
 /// Phrases that put a request on the user's machine or in their checkout.
 const LOCAL_CUES: &[&str] = &[
-    "my project", "this project", "the project", "my repo", "this repo", "my repository",
-    "this repository", "my codebase", "this codebase", "the codebase", "across the codebase",
-    "my machine", "this machine", "locally", "local", "on disk", "my checkout", "working tree",
-    "working copy", "workspace", "my code", "our code", "current directory", "this directory",
+    "my project",
+    "this project",
+    "the project",
+    "my repo",
+    "this repo",
+    "my repository",
+    "this repository",
+    "my codebase",
+    "this codebase",
+    "the codebase",
+    "across the codebase",
+    "my machine",
+    "this machine",
+    "locally",
+    "local",
+    "on disk",
+    "my checkout",
+    "working tree",
+    "working copy",
+    "workspace",
+    "my code",
+    "our code",
+    "current directory",
+    "this directory",
     "here in",
 ];
 
 /// Phrases that put a request on a remote service.
 const REMOTE_CUES: &[&str] = &[
-    "on github", "github", "upstream", "remote", "public repos", "public repositories",
-    "open source", "on gitlab", "gitlab", "online", "on the web", "internet",
+    "on github",
+    "github",
+    "upstream",
+    "remote",
+    "public repos",
+    "public repositories",
+    "open source",
+    "on gitlab",
+    "gitlab",
+    "online",
+    "on the web",
+    "internet",
 ];
 
 impl QueryAnalysis {
@@ -113,7 +160,10 @@ impl QueryAnalysis {
 /// a sentence end or a clause word) and at most [`NEGATION_WORDS`] words long.
 fn negated_spans(text: &str) -> Vec<Range<usize>> {
     let words = word_spans(text);
-    let lower: Vec<String> = words.iter().map(|r| text[r.clone()].to_lowercase()).collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|r| text[r.clone()].to_lowercase())
+        .collect();
     let mut out: Vec<Range<usize>> = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -133,7 +183,8 @@ fn negated_spans(text: &str) -> Vec<Range<usize>> {
         let mut end = words[i + cue_len - 1].end;
         let mut j = i + cue_len;
         while j < words.len() && j < i + cue_len + NEGATION_WORDS {
-            if CLAUSE_ENDS.contains(&lower[j].as_str()) || breaks_clause(&text[end..words[j].start]) {
+            if CLAUSE_ENDS.contains(&lower[j].as_str()) || breaks_clause(&text[end..words[j].start])
+            {
                 break;
             }
             end = words[j].end;
@@ -181,7 +232,10 @@ fn locality(text: &str, entities: &[Entity]) -> Option<Locality> {
     let has = |cues: &[&str]| {
         cues.iter().any(|c| {
             lower.match_indices(c).any(|(i, _)| {
-                let before = lower[..i].chars().next_back().is_none_or(|ch| !ch.is_alphanumeric());
+                let before = lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|ch| !ch.is_alphanumeric());
                 let after = lower[i + c.len()..]
                     .chars()
                     .next()
@@ -230,13 +284,25 @@ mod tests {
             Some("search issues in repository")
         );
         assert_eq!(a.locality, Some(Locality::Remote));
-        assert_eq!(QueryAnalysis::of("grep my project for TODO").locality, Some(Locality::Local));
-        assert!(QueryAnalysis::of("plan a trip").masked("plan a trip", &[]).is_none());
+        assert_eq!(
+            QueryAnalysis::of("grep my project for TODO").locality,
+            Some(Locality::Local)
+        );
+        assert!(QueryAnalysis::of("plan a trip")
+            .masked("plan a trip", &[])
+            .is_none());
     }
 
     #[test]
     fn any_text_is_safe() {
-        for text in ["Ⱥ then éé", "", "no", "without", "ǅ/ǅ.rs :1 #1 `x", "İ without İİ, x"] {
+        for text in [
+            "Ⱥ then éé",
+            "",
+            "no",
+            "without",
+            "ǅ/ǅ.rs :1 #1 `x",
+            "İ without İİ, x",
+        ] {
             let a = QueryAnalysis::of(text);
             let _ = a.masked(text, &[EntityKind::Repository, EntityKind::Path]);
         }

@@ -43,6 +43,8 @@ pub enum PassageKind {
     Guidance,
     /// One example's use case and title.
     Example,
+    /// A group of parameters ("name (type): description; ...") and what the tool returns.
+    Parameters,
 }
 
 impl PassageKind {
@@ -52,6 +54,7 @@ impl PassageKind {
             PassageKind::Keywords => "keywords",
             PassageKind::Guidance => "guidance",
             PassageKind::Example => "example",
+            PassageKind::Parameters => "parameters",
         }
     }
 }
@@ -83,6 +86,7 @@ impl ToolDocument {
             .parameters
             .iter()
             .map(|p| format!("{}: {}", split_identifier(&p.name).join(" "), p.description))
+            .chain(returns_text(tool).map(|r| format!("returns: {r}")))
             .collect::<Vec<_>>()
             .join("\n");
         let mut examples: Vec<String> = tool
@@ -109,32 +113,7 @@ impl ToolDocument {
                     text,
                 }),
         );
-        let pp = crate::exp::knob("PPASS", 0.0);
-        if pp > 0.5 && !tool.parameters.is_empty() {
-            let list: Vec<String> = tool
-                .parameters
-                .iter()
-                .map(|p| format!("{} ({}): {}", split_identifier(&p.name).join(" "), p.kind, p.description))
-                .collect();
-            if pp > 1.5 {
-                let mut chunk = String::new();
-                for item in list {
-                    if !chunk.is_empty() && chunk.split_whitespace().count() + item.split_whitespace().count() > GUIDANCE_CHUNK_WORDS {
-                        passages.push(Passage { kind: PassageKind::Guidance, text: std::mem::take(&mut chunk) });
-                    }
-                    if chunk.is_empty() && pp > 2.5 { chunk.push_str(&format!("{display} parameters: ")); } else if !chunk.is_empty() { chunk.push_str("; "); }
-                    chunk.push_str(&item);
-                }
-                if !chunk.is_empty() {
-                    passages.push(Passage { kind: PassageKind::Guidance, text: chunk });
-                }
-            } else {
-                passages.push(Passage {
-                    kind: PassageKind::Guidance,
-                    text: format!("{display} takes {}", list.join("; ")),
-                });
-            }
-        }
+        passages.extend(parameter_passages(tool));
         passages.extend(tool.examples.iter().map(|e| Passage {
             kind: PassageKind::Example,
             text: format!("{}: {}", e.title, e.use_case),
@@ -151,6 +130,73 @@ impl ToolDocument {
             passages,
         }
     }
+}
+
+/// The parameters as passages of about `GUIDANCE_CHUNK_WORDS` words, "name (type):
+/// description" each, what the tool returns at the end. A request names the values it has
+/// ("a triangle with base 10 and height 5") and a parameter list says which tool takes
+/// them: on bfcl's tune half these passages took semantic NDCG@5 from 61.4 to 68.1, and
+/// with the returns apibank's from 60.7 to 64.5; one passage of every parameter blurred
+/// (66.9 and 62.1).
+fn parameter_passages(tool: &ToolRecord) -> Vec<Passage> {
+    let items: Vec<String> = tool
+        .parameters
+        .iter()
+        .map(|p| {
+            format!(
+                "{} ({}): {}",
+                split_identifier(&p.name).join(" "),
+                p.kind,
+                p.description
+            )
+        })
+        .chain(returns_text(tool).map(|r| format!("returns {r}")))
+        .collect();
+    let mut out = Vec::new();
+    let mut chunk = String::new();
+    let mut words = 0;
+    for item in items {
+        let n = item.split_whitespace().count();
+        if words > 0 && words + n > GUIDANCE_CHUNK_WORDS {
+            out.push(std::mem::take(&mut chunk));
+            words = 0;
+        }
+        if !chunk.is_empty() {
+            chunk.push_str("; ");
+        }
+        chunk.push_str(&item);
+        words += n;
+    }
+    if !chunk.is_empty() {
+        out.push(chunk);
+    }
+    out.into_iter()
+        .map(|text| Passage {
+            kind: PassageKind::Parameters,
+            text,
+        })
+        .collect()
+}
+
+/// What a tool returns, in words: its return schema's description, or its properties'
+/// names and descriptions.
+fn returns_text(tool: &ToolRecord) -> Option<String> {
+    let schema = tool.return_schema.as_ref()?;
+    if let Some(d) = schema.get("description").and_then(|d| d.as_str()) {
+        return Some(d.to_string());
+    }
+    let props = schema.get("properties")?.as_object()?;
+    let parts: Vec<String> = props
+        .iter()
+        .map(|(name, p)| {
+            let d = p
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or_default();
+            format!("{}: {d}", split_identifier(name).join(" "))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The keyword passages: each phrase of two words or more on its own, the one-word keywords

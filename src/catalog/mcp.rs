@@ -187,7 +187,10 @@ fn constraints_of(p: &Value) -> Option<Value> {
 pub fn schema_from_listing(text: &str) -> Option<(Value, Option<String>)> {
     let rest = text.trim().strip_prefix("Parameters:")?;
     let (params, returns) = match rest.find(" Returns:") {
-        Some(i) => (&rest[..i], Some(rest[i + " Returns:".len()..].trim().to_string())),
+        Some(i) => (
+            &rest[..i],
+            Some(rest[i + " Returns:".len()..].trim().to_string()),
+        ),
         None => (rest, None),
     };
     let mut properties = Map::new();
@@ -269,7 +272,12 @@ mod tests {
             title: None,
             description: Some("Time and timezone conversion".into()),
         };
-        let r = record_from_mcp(&tool, Some(&server), "time.get_current_time".into(), "x".into());
+        let r = record_from_mcp(
+            &tool,
+            Some(&server),
+            "time.get_current_time".into(),
+            "x".into(),
+        );
         assert_eq!(r.aliases, vec!["Current time".to_string()]);
         assert_eq!(r.parameters.len(), 1);
         assert!(r.parameters[0].required);
@@ -299,7 +307,12 @@ mod tests {
 
     #[test]
     fn odd_listings_never_panic() {
-        for text in ["Parameters:", "Parameters: ; ; (", "Parameters: é (Ⱥ): ; x (", "Parameters: a (int):"] {
+        for text in [
+            "Parameters:",
+            "Parameters: ; ; (",
+            "Parameters: é (Ⱥ): ; x (",
+            "Parameters: a (int):",
+        ] {
             let _ = schema_from_listing(text);
         }
     }

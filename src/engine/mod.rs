@@ -3,9 +3,11 @@
 //! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
 
 mod compare;
+mod filters;
 mod recommend;
 mod request;
 mod response;
+mod retrieve;
 mod search;
 mod stages;
 mod suggest;
@@ -42,7 +44,7 @@ use std::time::Duration;
 
 /// Version of the ranking algorithm, reported in every response; bump on any change that
 /// can reorder results.
-pub const ALGORITHM_VERSION: &str = "hybrid-ramp-1";
+pub const ALGORITHM_VERSION: &str = "hybrid-ramp-2";
 
 /// Query texts and their embeddings, computed together.
 pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;
@@ -52,6 +54,8 @@ pub struct Engine {
     /// What each tool's parameters take (by ordinal), for the affordance signal.
     affordances: Vec<Affordances>,
     config: SearchConfig,
+    /// The catalog's runnable and metadata-only twins, for `rank::prefer_runnable`.
+    twins: crate::rank::Twins,
     responses: moka::sync::Cache<String, Arc<SearchResponse>>,
     query_vectors: moka::sync::Cache<String, Arc<Vec<f32>>>,
     cache_lookups: CacheLookups,
@@ -139,10 +143,12 @@ impl Engine {
             .iter()
             .map(Affordances::of)
             .collect();
+        let twins = crate::rank::Twins::from_tools(snapshot.catalog.tools());
         Engine {
             snapshot,
             affordances,
             config,
+            twins,
             responses,
             query_vectors,
             cache_lookups: CacheLookups::default(),

@@ -30,6 +30,11 @@ pub struct SearchRequest {
     pub context: Option<String>,
     #[serde(default)]
     pub filters: Filters,
+    /// Only the tools toolscout runs (catalog entries with an `execution` binding). Left out
+    /// of the serialisation when false, so the response-cache key of a request without it
+    /// stays what it was.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub runnable_only: bool,
     /// Categories left out (recommend's `avoid_categories`). Not in the public search schema,
     /// so only code sets it; serialised when set, so it is part of the response-cache key.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -38,6 +43,10 @@ pub struct SearchRequest {
 
 fn default_max_results() -> usize {
     10
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -61,10 +70,12 @@ pub struct ComplexityRange {
 }
 
 impl SearchRequest {
-    /// Whether the request restricts the candidates (category, type or any filter).
+    /// Whether the request restricts the candidates (category, type, runnable only or any
+    /// filter).
     pub fn restricts(&self) -> bool {
         let f = &self.filters;
-        self.category.is_some()
+        self.runnable_only
+            || self.category.is_some()
             || !self.exclude_categories.is_empty()
             || self.tool_type.is_some()
             || f.complexity_range.is_some()
@@ -84,6 +95,7 @@ impl SearchRequest {
             search_mode: None,
             context: None,
             filters: Filters::default(),
+            runnable_only: false,
             exclude_categories: Vec::new(),
         }
     }

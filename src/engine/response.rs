@@ -149,6 +149,11 @@ pub struct ScoreDetails {
     /// 1-based ranks in the keyword and semantic candidate lists.
     pub keyword_rank: Option<usize>,
     pub semantic_rank: Option<usize>,
+    /// The metadata-only twin this runnable tool was ranked above, their evidence being
+    /// within `rank::TWIN_MARGIN`; `fused` is then that twin's score (see
+    /// `rank::prefer_runnable`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runnable_over: Option<String>,
     /// Share (0..1) of the request's entity kinds and locality that the tool's parameters
     /// take (`analysis::affordance`); it adds `rank::AFFORDANCE_WEIGHT` times this.
     #[serde(default, skip_serializing_if = "is_zero")]

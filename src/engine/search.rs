@@ -1,16 +1,14 @@
 //! `Engine::search`: cache, mode choice, candidates from both indexes under the request's
 //! filters, evidence, ranking (pure, in `rank`), threshold, and the explained response.
 
+use super::filters::is_allowed;
 use super::request::SearchRequest;
 use super::response::*;
-use super::stages::find;
 use super::{Engine, QueryTexts, QueryVectors, ALGORITHM_VERSION};
 use crate::analysis::QueryAnalysis;
-use crate::catalog::{ToolRecord, ToolType};
 use crate::error::{Error, Result};
-use crate::index::vector::OwnerHit;
 use crate::rank::{self, Evidence, Ranked, Weights};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -113,100 +111,9 @@ impl Engine {
             allowed.as_ref().map(|_| &allow as _);
         let analysis = QueryAnalysis::of(&req.query);
         let texts = QueryTexts::of(&req.query, &analysis);
-        let stages = self.stages(&texts, mode, k, allow_stages, vectors)?;
 
-        // Evidence per ordinal, filled by each index.
-        let mut evidence: HashMap<u32, Evidence> = HashMap::new();
-        let mut matched: HashMap<u32, Vec<(String, String)>> = HashMap::new();
-        for (rank, hit) in stages.keyword.into_iter().enumerate() {
-            let e = evidence.entry(hit.ordinal).or_insert_with(|| Evidence {
-                ordinal: hit.ordinal,
-                ..Evidence::default()
-            });
-            e.bm25 = Some(hit.bm25 as f64);
-            e.keyword_rank = Some(rank + 1);
-            matched.insert(hit.ordinal, hit.matched);
-        }
-        if let (Some(p), Some(sem)) = (stages.vectors, &snap.semantic) {
-            let mut proposed: Vec<u32> = p
-                .summaries
-                .iter()
-                .chain(&p.passages)
-                .map(|h| h.owner)
-                .collect();
-            proposed.sort_unstable();
-            proposed.dedup();
-            // A tool only the vectors proposed still gets its exact BM25, as scoring every
-            // tool would give it (see `KeywordIndex::score_ordinals`); the keyword top k's own
-            // scores stand. On the exhaustive path every keyword match is in already.
-            if mode == SearchMode::Hybrid && !exhaustive {
-                let unscored: Vec<u32> = proposed
-                    .iter()
-                    .copied()
-                    .filter(|o| !evidence.contains_key(o))
-                    .collect();
-                for hit in snap
-                    .keyword
-                    .score_ordinals(&texts.keyword, &unscored)
-                    .into_iter()
-                    .flatten()
-                {
-                    evidence.insert(
-                        hit.ordinal,
-                        Evidence {
-                            ordinal: hit.ordinal,
-                            bm25: Some(hit.bm25 as f64),
-                            ..Evidence::default()
-                        },
-                    );
-                    matched.insert(hit.ordinal, hit.matched);
-                }
-            }
-            // Every candidate gets both cosines, so every fused tool has both kinds of
-            // evidence: a proposal's cosine in the index that proposed it is exact already,
-            // the others are computed here.
-            let mut candidates: Vec<u32> = evidence.keys().copied().chain(proposed).collect();
-            candidates.sort_unstable();
-            candidates.dedup();
-            let lacking = |hits: &[OwnerHit]| -> Vec<u32> {
-                candidates
-                    .iter()
-                    .copied()
-                    .filter(|&o| find(hits, o).is_none())
-                    .collect()
-            };
-            let (no_summary, no_passage) = (lacking(&p.summaries), lacking(&p.passages));
-            let more_summaries = sem.summaries.score_owners(&p.q, &no_summary)?;
-            let more_passages = sem.passages.score_owners(&p.q, &no_passage)?;
-            let pick = |own: &[OwnerHit], lacking: &[u32], more: &[Option<OwnerHit>], o: u32| {
-                find(own, o).or_else(|| more[lacking.binary_search(&o).ok()?])
-            };
-            for &o in &candidates {
-                let s = pick(&p.summaries, &no_summary, &more_summaries, o);
-                let c = pick(&p.passages, &no_passage, &more_passages, o);
-                let e = evidence.entry(o).or_insert_with(|| Evidence {
-                    ordinal: o,
-                    ..Evidence::default()
-                });
-                e.cosine_summary = s.map(|h| h.cosine as f64);
-                e.cosine_passage = c.map(|h| h.cosine as f64);
-                e.matched_passage = c
-                    .and_then(|h| sem.passage_kinds.get(h.vector as usize))
-                    .map(|k| k.as_str());
-            }
-            let mut by_cosine: Vec<(f64, u32)> = evidence
-                .values()
-                .filter_map(|e| {
-                    rank::blend_cosine(e.cosine_summary, e.cosine_passage).map(|c| (c, e.ordinal))
-                })
-                .collect();
-            by_cosine.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (i, (_, o)) in by_cosine.into_iter().enumerate() {
-                if let Some(e) = evidence.get_mut(&o) {
-                    e.semantic_rank = Some(i + 1);
-                }
-            }
-        }
+        let (mut evidence, matched) =
+            self.retrieve(&texts, mode, k, allow_stages, exhaustive, vectors)?;
         let exact = snap.exact(&req.query).filter(|&o| allow(o));
         if let Some(o) = exact {
             evidence
@@ -269,12 +176,16 @@ impl Engine {
 
         let mut evidence: Vec<Evidence> = evidence.into_values().collect();
         evidence.sort_by_key(|e| e.ordinal);
-        let weights = Weights {
+        let mut weights = Weights {
             semantic: self.config.semantic_weight,
             keyword: self.config.keyword_weight,
             context: self.config.context_weight,
         };
-        let ranked = rank::rank(&evidence, mode, weights, has_context);
+        if !analysis.entities.is_empty() {
+            weights = weights.with_values();
+        }
+        let mut ranked = rank::rank(&evidence, mode, weights, has_context);
+        rank::prefer_runnable(&mut ranked, &self.twins);
         let matching: Vec<&Ranked> = ranked.iter().filter(|r| r.score > 0.0).collect();
         let threshold = self.config.similarity_threshold;
         let above: Vec<&Ranked> = matching
@@ -325,10 +236,7 @@ impl Engine {
         if allowed_count < tools.len()
             && (results.len() < max_results.min(3) || no_good_match.is_some())
         {
-            hints.push(format!(
-                "filters leave {allowed_count} of {} tools; removing category, tool_type or filters widens the search",
-                tools.len()
-            ));
+            hints.push(self.filters_hint(req, allowed_count));
         }
         // Words the catalog lacks, for the hints below and the suggestions.
         let unknown = self.unknown_words(&req.query);
@@ -378,42 +286,6 @@ impl Engine {
         })
     }
 
-    /// Whether a tool passes the request's category, type and filters.
-    fn passes_filters(&self, t: &ToolRecord, req: &SearchRequest) -> bool {
-        if req.category.as_ref().is_some_and(|c| &t.category != c) {
-            return false;
-        }
-        if req.exclude_categories.contains(&t.category) {
-            return false;
-        }
-        if req.tool_type.is_some_and(|ty: ToolType| t.tool_type != ty) {
-            return false;
-        }
-        let f = &req.filters;
-        if let Some(range) = f.complexity_range {
-            if range.min.is_some_and(|m| t.complexity_score < m)
-                || range.max.is_some_and(|m| t.complexity_score > m)
-            {
-                return false;
-            }
-        }
-        if f.has_examples == Some(true) && t.examples.is_empty() {
-            return false;
-        }
-        if f.performance_tier.is_some_and(|p| t.performance_tier != p) {
-            return false;
-        }
-        if f.recent_only == Some(true) {
-            let cutoff = time::OffsetDateTime::now_utc()
-                - time::Duration::days(self.config.recent_days as i64);
-            match crate::time::parse_rfc3339(&t.updated_at) {
-                Some(updated) if updated >= cutoff => {}
-                _ => return false,
-            }
-        }
-        true
-    }
-
     /// One explained hit.
     fn result(
         &self,
@@ -428,6 +300,10 @@ impl Engine {
         let mut alternatives: Vec<String> = t
             .similar_tools
             .iter()
+            // Asked for runnable tools only, an agent gets no alternative it cannot run here.
+            .filter(|id| {
+                !req.runnable_only || self.catalog().get(id).is_some_and(|a| a.is_executable())
+            })
             .take(MAX_ALTERNATIVES)
             .cloned()
             .collect();
@@ -487,13 +363,6 @@ impl Engine {
     }
 }
 
-/// Whether the tool at ordinal `o` passes the request's filters (`None`: there are none).
-fn is_allowed(allowed: &Option<Vec<bool>>, o: u32) -> bool {
-    allowed
-        .as_ref()
-        .is_none_or(|a| a.get(o as usize).copied().unwrap_or(false))
-}
-
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
@@ -514,5 +383,6 @@ fn round_details(d: &ScoreDetails) -> ScoreDetails {
         keyword_rank: d.keyword_rank,
         semantic_rank: d.semantic_rank,
         affordance: round4(d.affordance),
+        runnable_over: d.runnable_over.clone(),
     }
 }

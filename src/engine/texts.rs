@@ -12,33 +12,69 @@ pub(crate) struct QueryTexts {
     pub(crate) embed: String,
 }
 
-/// Entity kinds whose values name things, not tasks: masked at `level` 2 and above; level 3
-/// also masks the values of every other kind but symbols and dates.
-fn masked_kinds(level: f64) -> &'static [EntityKind] {
-    use EntityKind::*;
-    if level >= 3.0 {
-        &[Repository, Package, Url, Email, Path, FileType, PullRequest, Issue, Line, Regex, Sql]
-    } else if level >= 2.0 {
-        &[Repository, Package, Url, Email]
-    } else {
-        &[]
-    }
-}
+/// Kinds whose values keyword retrieval reads as their kind's word: names of things (a
+/// repository, a package, a URL, an address) say nothing about the task, and a tool named
+/// like one of them is not what was asked for. Paths and symbols stay: a file's name and
+/// extension ("Dockerfile", ".py") are often the task's own words.
+const KEYWORD_MASKED: &[EntityKind] = &[
+    EntityKind::Repository,
+    EntityKind::Package,
+    EntityKind::Url,
+    EntityKind::Email,
+];
+
+/// Kinds whose values the query's embedding leaves out as well: a sentence model reads
+/// "src/db/pool.rs" or "PR #12" as topic words. On the tune halves masking these for the
+/// embedding took the agent requests' hybrid NDCG@5 from 82.6 to 84.8 and moved no other
+/// set by more than 0.1; masking them for keywords too lost 0.5 there.
+const EMBED_MASKED: &[EntityKind] = &[
+    EntityKind::Repository,
+    EntityKind::Package,
+    EntityKind::Url,
+    EntityKind::Email,
+    EntityKind::Path,
+    EntityKind::FileType,
+    EntityKind::PullRequest,
+    EntityKind::Issue,
+    EntityKind::Line,
+    EntityKind::Regex,
+    EntityKind::Sql,
+];
 
 impl QueryTexts {
     pub(crate) fn of(query: &str, analysis: &QueryAnalysis) -> QueryTexts {
-        let text = |level: f64| {
-            if level < 1.0 {
-                return query.to_string();
-            }
+        let text = |kinds: &[EntityKind]| {
             analysis
-                .masked(query, masked_kinds(level))
+                .masked(query, kinds)
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| query.to_string())
         };
         QueryTexts {
-            keyword: text(crate::exp::knob("MASKKW", 0.0)),
-            embed: text(crate::exp::knob("MASKEMB", 0.0)),
+            keyword: text(KEYWORD_MASKED),
+            embed: text(EMBED_MASKED),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_things_are_no_keywords() {
+        let q = "search issues in rust-lang/cargo about src/main.rs, without cloning it";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        assert_eq!(t.keyword, "search issues in repository about src/main.rs,");
+        assert_eq!(t.embed, "search issues in repository about file ,");
+        let plain = "convert a PDF to text";
+        let t = QueryTexts::of(plain, &QueryAnalysis::of(plain));
+        assert_eq!(t.keyword, plain);
+    }
+
+    #[test]
+    fn a_request_that_is_all_negation_keeps_its_words() {
+        let q = "without docker";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        assert_eq!(t.keyword, q);
     }
 }

@@ -95,7 +95,10 @@ pub fn select(
     seed: u64,
     limit: Option<usize>,
 ) -> Vec<EvalQuery> {
-    let kept = queries.into_iter().filter(|q| half.holds(q, seed)).collect();
+    let kept = queries
+        .into_iter()
+        .filter(|q| half.holds(q, seed))
+        .collect();
     sample(kept, limit, seed)
 }
 
@@ -147,7 +150,11 @@ pub fn run_set(
     let mut modes = vec![run_baseline(&baseline, embedder.as_ref(), &queries)?];
     let tool_count = tools.len();
     let engine = super::engine(tools, Ok(embedder.clone()))?;
-    for mode in [SearchMode::Keyword, SearchMode::Semantic, SearchMode::Hybrid] {
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
         modes.push(run(&engine, &queries, mode)?);
     }
     let multi = if multi.is_empty() {

@@ -80,7 +80,8 @@ pub fn read_tools(path: &Path) -> Result<Vec<ToolRecord>> {
             .filter(|(_, l)| !l.trim().is_empty())
             .map(|(i, line)| {
                 let what = || format!("{} line {}", path.display(), i + 1);
-                let v: Value = serde_json::from_str(line).map_err(|e| bad(what(), e.to_string()))?;
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| bad(what(), e.to_string()))?;
                 record_of(&v, None).map_err(|m| bad(what(), m))
             })
             .collect::<Result<Vec<_>>>()?,
@@ -150,7 +151,7 @@ pub fn record_of_eval(t: &EvalTool) -> ToolRecord {
         .collect();
     r.description = t.description.clone();
     let model_text = t.description_for_model.clone().unwrap_or_default();
-    match schema_from_listing(&model_text).filter(|_| crate::exp::knob("PGUIDE", 0.0) < 0.5) {
+    match schema_from_listing(&model_text) {
         Some((schema, returns)) => {
             r.parameters = parameters_of(&schema);
             r.input_schema = schema;
@@ -219,7 +220,10 @@ mod tests {
         assert_eq!(r[0].parameters[0].name, "x");
         assert!(r[0].when_to_use.is_empty());
         assert_eq!(r[1].tool_id, "b");
-        assert_eq!(r[1].source.as_ref().unwrap().description.as_deref(), Some("S."));
+        assert_eq!(
+            r[1].source.as_ref().unwrap().description.as_deref(),
+            Some("S.")
+        );
         assert_eq!(r[2].tool_id, "other.b");
     }
 
@@ -231,12 +235,18 @@ mod tests {
         );
         let r = read_tools(&p).unwrap();
         assert_eq!(r[0].tool_id, "now");
-        assert_eq!(r[0].source.as_ref().unwrap().description.as_deref(), Some("Clocks."));
+        assert_eq!(
+            r[0].source.as_ref().unwrap().description.as_deref(),
+            Some("Clocks.")
+        );
     }
 
     #[test]
     fn a_bad_line_is_named() {
-        let p = write("t.jsonl", "{\"id\": \"a\", \"name\": \"a\", \"description\": \"A\"}\n[1]\n");
+        let p = write(
+            "t.jsonl",
+            "{\"id\": \"a\", \"name\": \"a\", \"description\": \"A\"}\n[1]\n",
+        );
         let e = read_tools(&p).unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
     }

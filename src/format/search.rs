@@ -124,7 +124,8 @@ pub fn search_markdown(r: &SearchResponse, detailed: bool) -> String {
     out
 }
 
-/// The evidence for a hit in a few words: exact name, matched terms, semantic strength.
+/// The evidence for a hit in a few words: exact name, matched terms, semantic strength, a
+/// lift over a metadata-only twin.
 fn why(t: &ToolSearchResult) -> String {
     let d = &t.score_details;
     let mut parts = Vec::new();
@@ -145,6 +146,9 @@ fn why(t: &ToolSearchResult) -> String {
     }
     if d.context > 0.01 {
         parts.push("fits the context".to_string());
+    }
+    if let Some(twin) = &d.runnable_over {
+        parts.push(format!("runnable here, ranked above its twin {twin}"));
     }
     parts.join("; ")
 }

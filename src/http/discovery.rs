@@ -22,7 +22,7 @@ pub(crate) async fn search(
     run_search(state, body).await
 }
 
-/// `GET /search?q=&mode=&k=&category=&tool_type=&include_examples=&context=&response_format=&detail_level=`.
+/// `GET /search?q=&mode=&k=&category=&tool_type=&runnable_only=&include_examples=&context=&response_format=&detail_level=`.
 pub(crate) async fn search_get(
     State(state): State<AppState>,
     pairs: QueryPairs,
@@ -145,17 +145,23 @@ mod tests {
             ("context", "true"),
             ("k", "7"),
             ("include_examples", "false"),
+            ("runnable_only", "true"),
         ]))
         .unwrap();
         assert_eq!(
             body,
-            json!({ "query": "404", "context": "true", "max_results": 7, "include_examples": false })
+            json!({ "query": "404", "context": "true", "max_results": 7, "include_examples": false, "runnable_only": true })
         );
         // A malformed number or boolean stays a string for the schema to name.
-        let body = query_to_body(&pairs(&[("k", "3.5"), ("include_examples", "yes")])).unwrap();
+        let body = query_to_body(&pairs(&[
+            ("k", "3.5"),
+            ("include_examples", "yes"),
+            ("runnable_only", "1"),
+        ]))
+        .unwrap();
         assert_eq!(
             body,
-            json!({ "max_results": "3.5", "include_examples": "yes" })
+            json!({ "max_results": "3.5", "include_examples": "yes", "runnable_only": "1" })
         );
     }
 

@@ -303,6 +303,7 @@ fn operations() -> Vec<Op> {
             .query("k", "max_results (also accepted as max_results)", json!({ "type": "integer", "minimum": 1, "maximum": 50 }))
             .query("category", "Only tools of this category", category())
             .query("tool_type", "Only tools of this type", one_of(&["system", "custom", "third_party", "experimental"]))
+            .query("runnable_only", "true: only the tools toolscout runs (GET /tools/list)", boolean())
             .query("include_examples", "Include usage examples", boolean())
             .query("context", "The caller's situation; shifts the ranking", json!({ "type": "string", "maxLength": 1000 }))
             .query("response_format", "json (default) or markdown", one_of(&["json", "markdown"]))

@@ -93,8 +93,8 @@ impl Default for FieldWeights {
             names: 3.0,
             keywords: 2.0,
             description: 1.0,
-            guidance: crate::exp::knob("FGUIDE", 0.5) as f32,
-            parameters: crate::exp::knob("FPARAM", 0.4) as f32,
+            guidance: 0.5,
+            parameters: 0.4,
             examples: 0.8,
         }
     }

@@ -1,8 +1,8 @@
 //! Explanations of a ranked hit: confidence from the score and its margin over the next hit,
 //! and match reasons citing the evidence (which query terms hit which fields, how close the
-//! best passage is, an exact name).
+//! best passage is, an exact name, a lift over a metadata-only twin).
 
-use super::Ranked;
+use super::{Ranked, TWIN_MARGIN};
 use crate::engine::ConfidenceLevel;
 
 /// Score at or above which a hit can be `high` confidence.
@@ -95,9 +95,14 @@ pub fn match_reasons(
             "{strength} semantic similarity to the tool's {passage} (cosine {cos:.2})"
         ));
     }
-    reasons.extend(hit.affordance_reasons.iter().cloned());
+    reasons.extend(hit.extra_reasons.iter().cloned());
     if context_given && d.context > 0.01 {
         reasons.push(format!("fits the given context (+{:.2})", d.context));
+    }
+    if let Some(twin) = &d.runnable_over {
+        reasons.push(format!(
+            "runnable here: ranked above its metadata-only twin {twin}, whose evidence is within {TWIN_MARGIN:.2}"
+        ));
     }
     if reasons.is_empty() {
         reasons.push("no direct evidence; ranked on weak overall similarity".to_string());

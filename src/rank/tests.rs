@@ -158,7 +158,7 @@ fn reasons_name_a_likely_typo() {
         ordinal: 0,
         score: 0.9,
         details: ScoreDetails::default(),
-        affordance_reasons: Vec::new(),
+        extra_reasons: Vec::new(),
     };
     h.details.name_edits = Some(1);
     assert_eq!(
@@ -189,7 +189,7 @@ fn a_toss_up_at_the_top_is_not_high_further_down() {
         ordinal,
         score,
         details: ScoreDetails::default(),
-        affordance_reasons: Vec::new(),
+        extra_reasons: Vec::new(),
     };
     let (a, b, c) = (hit(0, 0.85), hit(1, 0.85), hit(2, 0.5));
     // Alone, the second hit's lead over the third would read as high.
@@ -239,7 +239,7 @@ fn confidence_needs_score_and_margin() {
         ordinal: 0,
         score,
         details: ScoreDetails::default(),
-        affordance_reasons: Vec::new(),
+        extra_reasons: Vec::new(),
     };
     assert_eq!(confidence(&hit(0.8), Some(0.5)), ConfidenceLevel::High);
     assert_eq!(
@@ -257,7 +257,7 @@ fn reasons_cite_terms_fields_and_similarity() {
         ordinal: 0,
         score: 0.7,
         details: ScoreDetails::default(),
-        affordance_reasons: Vec::new(),
+        extra_reasons: Vec::new(),
     };
     h.details.cosine = Some(0.62);
     h.details.semantic = semantic_part(0.62);
@@ -274,4 +274,181 @@ fn reasons_cite_terms_fields_and_similarity() {
         r[2],
         "strong semantic similarity to the tool's summary (cosine 0.62)"
     );
+}
+
+// ---- runnable twins (`prefer_runnable`) -------------------------------------------------
+
+fn hit(ordinal: u32, score: f64) -> Ranked {
+    Ranked {
+        ordinal,
+        score,
+        details: ScoreDetails {
+            fused: score,
+            ..ScoreDetails::default()
+        },
+        extra_reasons: Vec::new(),
+    }
+}
+
+/// Tools `t0`, `t1`, ...: `runnable` lists the runnable ordinals, `similar` the (a, b) pairs
+/// where a lists b as similar.
+fn twins(n: usize, runnable: &[u32], similar: &[(u32, u32)]) -> Twins {
+    let mut lists = vec![Vec::new(); n];
+    for &(a, b) in similar {
+        lists[a as usize].push(b);
+    }
+    Twins::new(
+        (0..n).map(|i| format!("t{i}")).collect(),
+        (0..n as u32).map(|i| runnable.contains(&i)).collect(),
+        &lists,
+    )
+}
+
+fn order(r: &[Ranked]) -> Vec<u32> {
+    r.iter().map(|h| h.ordinal).collect()
+}
+
+#[test]
+fn a_runnable_tool_passes_its_twin_within_the_margin_and_says_so() {
+    // t1 (metadata-only) lists t2 (runnable) as similar; t0 leads clearly.
+    let t = twins(3, &[2], &[(1, 2)]);
+    let mut r = vec![hit(0, 0.9), hit(1, 0.72), hit(2, 0.70)];
+    prefer_runnable(&mut r, &t);
+    assert_eq!(order(&r), [0, 2, 1]);
+    assert_eq!((r[1].score, r[1].details.fused), (0.72, 0.72));
+    assert_eq!(r[1].details.runnable_over.as_deref(), Some("t1"));
+    assert_eq!(
+        (r[2].score, r[2].details.runnable_over.clone()),
+        (0.72, None)
+    );
+    assert_eq!(
+        match_reasons(&r[1], &[], false).last().unwrap(),
+        "runnable here: ranked above its metadata-only twin t1, whose evidence is within 0.03"
+    );
+    // The same when the runnable tool is the one listing the other.
+    let mut r = vec![hit(0, 0.9), hit(1, 0.72), hit(2, 0.70)];
+    prefer_runnable(&mut r, &twins(3, &[2], &[(2, 1)]));
+    assert_eq!(order(&r), [0, 2, 1]);
+}
+
+#[test]
+fn what_is_not_a_lift_stays_put() {
+    let t = twins(4, &[3], &[(1, 3), (2, 3)]);
+    // A lead beyond the margin is a real difference.
+    let mut r = vec![hit(1, 0.75), hit(3, 0.70)];
+    prefer_runnable(&mut r, &t);
+    assert_eq!(order(&r), [1, 3]);
+    // A tool that is not a twin in between: passing it would reorder two non-twins.
+    let mut r = vec![hit(1, 0.72), hit(0, 0.71), hit(3, 0.70)];
+    prefer_runnable(&mut r, &t);
+    assert_eq!(order(&r), [1, 0, 3]);
+    // An exact name keeps its place, even as a twin.
+    let mut r = vec![hit(1, 1.0), hit(3, 0.99)];
+    r[0].details.exact_match = true;
+    prefer_runnable(&mut r, &t);
+    assert_eq!(order(&r), [1, 3]);
+    // Two runnable tools, or two metadata-only ones, are never twins.
+    let same = twins(2, &[0, 1], &[(0, 1)]);
+    let mut r = vec![hit(0, 0.72), hit(1, 0.71)];
+    prefer_runnable(&mut r, &same);
+    assert_eq!(order(&r), [0, 1]);
+    assert!(same.is_empty());
+}
+
+#[test]
+fn a_runnable_tool_passes_every_adjacent_twin_and_takes_the_highest_score() {
+    // t0 and t1 both metadata-only twins of t2; t3 a second runnable twin of t1.
+    let t = twins(4, &[2, 3], &[(0, 2), (1, 2), (1, 3)]);
+    let mut r = vec![hit(0, 0.72), hit(1, 0.71), hit(2, 0.70), hit(3, 0.69)];
+    prefer_runnable(&mut r, &t);
+    // t2 passes t1 and t0 and takes 0.72; t3 then passes t1 (its twin) but not t0 (not its
+    // twin), and takes t1's 0.71.
+    assert_eq!(order(&r), [2, 0, 3, 1]);
+    let scores: Vec<f64> = r.iter().map(|h| h.score).collect();
+    assert_eq!(scores, [0.72, 0.72, 0.71, 0.71]);
+    assert_eq!(r[0].details.runnable_over.as_deref(), Some("t0"));
+    assert_eq!(r[2].details.runnable_over.as_deref(), Some("t1"));
+}
+
+/// Evidence with random runnable flags and `similar_tools` pairs, for the properties below.
+fn arb_twins() -> impl Strategy<Value = (Vec<Evidence>, Twins)> {
+    arb_evidence().prop_flat_map(|e| {
+        let n = e.len().max(1);
+        (
+            Just(e),
+            prop::collection::vec(prop::bool::weighted(0.5), n),
+            prop::collection::vec((0..n as u32, 0..n as u32), 0..n * 4),
+        )
+            .prop_map(|(e, runnable, pairs)| {
+                let mut lists = vec![Vec::new(); runnable.len()];
+                for (a, b) in pairs {
+                    if a != b {
+                        lists[a as usize].push(b);
+                    }
+                }
+                let ids = (0..runnable.len()).map(|i| format!("t{i}")).collect();
+                (e, Twins::new(ids, runnable, &lists))
+            })
+    })
+}
+
+proptest! {
+    #[test]
+    fn prefer_runnable_properties((e, t) in arb_twins(), mode in modes(), ctx: bool) {
+        let before = rank(&e, mode, Weights::default(), ctx);
+        let mut after = before.clone();
+        prefer_runnable(&mut after, &t);
+        // Deterministic: the same input gives the same output.
+        let mut again = before.clone();
+        prefer_runnable(&mut again, &t);
+        prop_assert_eq!(&after, &again);
+        prop_assert_eq!(after.len(), before.len());
+        let pos = |list: &[Ranked], o: u32| list.iter().position(|h| h.ordinal == o).unwrap();
+        for (i, h) in after.iter().enumerate() {
+            // Never above an exact match: exact matches keep their places at the top.
+            if h.details.exact_match {
+                prop_assert_eq!(pos(&before, h.ordinal), i);
+            }
+            if let Some(next) = after.get(i + 1) {
+                prop_assert!(h.details.exact_match || !next.details.exact_match);
+                // Scores stay non-increasing down the list.
+                prop_assert!(h.score >= next.score, "{:?} before {:?}", h, next);
+            }
+            // Only a lifted tool's score changes, to a twin's, within the margin.
+            let old = &before[pos(&before, h.ordinal)];
+            match &h.details.runnable_over {
+                None => prop_assert_eq!(h, old),
+                Some(id) => {
+                    let twin: u32 = id[1..].parse().unwrap();
+                    prop_assert!(t.is_runnable(h.ordinal) && t.are_twins(h.ordinal, twin));
+                    prop_assert_eq!(h.score, before[pos(&before, twin)].score);
+                    prop_assert!(h.score - old.score <= TWIN_MARGIN);
+                    prop_assert!(pos(&after, h.ordinal) < pos(&after, twin));
+                }
+            }
+        }
+        // Only twins move: any two tools whose order changed are twins.
+        for a in 0..before.len() {
+            for b in a + 1..before.len() {
+                let (x, y) = (before[a].ordinal, before[b].ordinal);
+                if pos(&after, x) > pos(&after, y) {
+                    prop_assert!(t.are_twins(x, y), "{} and {} swapped", x, y);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prefer_runnable_is_independent_of_input_order((mut e, t) in arb_twins(), mode in modes(), seed: u64) {
+        let mut a = rank(&e, mode, Weights::default(), false);
+        prefer_runnable(&mut a, &t);
+        let n = e.len();
+        for i in (1..n).rev() {
+            let j = (seed.wrapping_mul(6364136223846793005).wrapping_add(i as u64) % (i as u64 + 1)) as usize;
+            e.swap(i, j);
+        }
+        let mut b = rank(&e, mode, Weights::default(), false);
+        prefer_runnable(&mut b, &t);
+        prop_assert_eq!(a, b);
+    }
 }

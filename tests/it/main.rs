@@ -15,6 +15,7 @@ mod http_inputs;
 mod http_ops;
 mod http_routes;
 mod recommend;
+mod runnable;
 mod search;
 mod search_names;
 mod server;

@@ -341,6 +341,8 @@ pub(super) fn recommendation(
             .similar_tools
             .iter()
             .filter(|s| !picks.contains(s))
+            // Asked for runnable tools only, an agent gets no alternative it cannot run here.
+            .filter(|s| !req.runnable_only || catalog.get(s).is_some_and(|a| a.is_executable()))
             .take(3)
             .cloned()
             .collect();

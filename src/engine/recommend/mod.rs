@@ -2,7 +2,8 @@
 //!
 //! 1. Read the task (`task`): ordered steps, narrower facets, constraints, context.
 //! 2. Retrieve: one hybrid search for the whole task, each step and each facet, with the
-//!    request's context and avoided categories, all query vectors embedded in one batch.
+//!    request's context, avoided categories and `runnable_only`, all query vectors embedded
+//!    in one batch.
 //! 3. Select: each step's best tool first (in step order), then each facet's, then the rest
 //!    by recommendation score, so a task needing three tools gets three tools and a
 //!    two-topic need gets a tool per topic instead of five variants of one.
@@ -108,6 +109,7 @@ impl Engine {
                 Kind::Whole | Kind::Facet(_) => req.context.clone(),
             };
             search.exclude_categories = req.user_preferences.avoid_categories.clone();
+            search.runnable_only = req.runnable_only;
             let response = self.search_with_vectors(&search, Some(&vectors))?;
             retrievals.push(Retrieval {
                 kind,

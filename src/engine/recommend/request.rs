@@ -59,6 +59,10 @@ pub struct RecommendationRequest {
     pub explain_reasoning: bool,
     #[serde(default)]
     pub user_preferences: UserPreferences,
+    /// Only the tools toolscout runs: every search recommend makes carries it. Left out of
+    /// the serialisation when false (as `SearchRequest::runnable_only`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub runnable_only: bool,
 }
 
 fn default_max() -> usize {
@@ -67,6 +71,10 @@ fn default_max() -> usize {
 
 fn default_true() -> bool {
     true
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl RecommendationRequest {
@@ -80,6 +88,7 @@ impl RecommendationRequest {
             complexity_preference: ComplexityPreference::Balanced,
             explain_reasoning: false,
             user_preferences: UserPreferences::default(),
+            runnable_only: false,
         }
     }
 
