@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run test models api-fuzzer tools build lint fmt bench
+.PHONY: run test models api-fuzzer tools build lint fmt bench eval
 
 models:
 	scripts/fetch-models
@@ -39,3 +39,7 @@ fmt:
 
 bench: models
 	$(CARGO) bench
+
+# The development suite's test halves in one table (tune with `--half tune`; see README).
+eval: models build
+	./target/release/toolscout eval --suite eval/suite.json --half test

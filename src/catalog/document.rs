@@ -152,24 +152,7 @@ fn parameter_passages(tool: &ToolRecord) -> Vec<Passage> {
         })
         .chain(returns_text(tool).map(|r| format!("returns {r}")))
         .collect();
-    let mut out = Vec::new();
-    let mut chunk = String::new();
-    let mut words = 0;
-    for item in items {
-        let n = item.split_whitespace().count();
-        if words > 0 && words + n > GUIDANCE_CHUNK_WORDS {
-            out.push(std::mem::take(&mut chunk));
-            words = 0;
-        }
-        if !chunk.is_empty() {
-            chunk.push_str("; ");
-        }
-        chunk.push_str(&item);
-        words += n;
-    }
-    if !chunk.is_empty() {
-        out.push(chunk);
-    }
+    let out = group_words(items.iter().map(String::as_str), GUIDANCE_CHUNK_WORDS, "; ");
     out.into_iter()
         .map(|text| Passage {
             kind: PassageKind::Parameters,
@@ -236,25 +219,36 @@ const GUIDANCE_CHUNK_WORDS: usize = 60;
 /// Groups sentences into chunks of at most about `max_words` words (a longer sentence is
 /// its own chunk).
 pub fn chunk_sentences(text: &str, max_words: usize) -> Vec<String> {
-    let mut chunks = Vec::new();
+    group_words(split_sentences(text).into_iter(), max_words, " ")
+}
+
+/// Joins pieces with `sep` into groups of at most about `max_words` words (a longer piece
+/// is its own group); blank groups are dropped.
+fn group_words<'a>(
+    pieces: impl Iterator<Item = &'a str>,
+    max_words: usize,
+    sep: &str,
+) -> Vec<String> {
+    let mut groups = Vec::new();
     let mut current = String::new();
     let mut words = 0;
-    for sentence in split_sentences(text) {
-        let n = sentence.split_whitespace().count();
+    for piece in pieces {
+        let n = piece.split_whitespace().count();
         if words > 0 && words + n > max_words {
-            chunks.push(std::mem::take(&mut current));
+            groups.push(std::mem::take(&mut current));
             words = 0;
         }
         if !current.is_empty() {
-            current.push(' ');
+            current.push_str(sep);
         }
-        current.push_str(sentence);
+        current.push_str(piece);
         words += n;
     }
     if !current.trim().is_empty() {
-        chunks.push(current);
+        groups.push(current);
     }
-    chunks
+    groups.retain(|g| !g.trim().is_empty());
+    groups
 }
 
 /// Sentences: text up to '.', '!' or '?' followed by whitespace, or a line break.

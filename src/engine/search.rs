@@ -212,9 +212,19 @@ impl Engine {
             .iter()
             .zip(levels)
             .map(|(r, level)| {
-                let empty = Vec::new();
-                let m = matched.get(&r.ordinal).unwrap_or(&empty);
-                self.result(r, level, m, req, &ranked)
+                // Only the request's own words: a placeholder that stood in for a masked
+                // value ("repository" for rust-lang/cargo) is no term the user wrote.
+                let lower = req.query.to_lowercase();
+                let m: Vec<(String, String)> = matched
+                    .get(&r.ordinal)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, term)| {
+                        texts.keyword == req.query || lower.contains(&term.to_lowercase())
+                    })
+                    .cloned()
+                    .collect();
+                self.result(r, level, &m, req, &ranked)
             })
             .collect();
 

@@ -227,10 +227,27 @@ fn cosine_blends_summary_and_best_passage() {
 #[test]
 fn score_parts_follow_their_documented_ramps() {
     assert_eq!(semantic_part(COS_FLOOR), 0.0);
-    assert_eq!(semantic_part(COS_CEIL), 1.0);
     assert!((semantic_part((COS_FLOOR + COS_CEIL) / 2.0) - 0.5).abs() < 1e-12);
+    // Past the knee the ramp bends: still rising, never reaching 1.
+    let at = |r: f64| semantic_part(COS_FLOOR + r * (COS_CEIL - COS_FLOOR));
+    assert!((at(SEMANTIC_KNEE) - SEMANTIC_KNEE).abs() < 1e-12);
+    assert!(at(1.0) > at(0.9) && at(1.0) < 1.0);
+    assert!(at(2.0) > at(1.0) && at(2.0) < 1.0);
     assert!((keyword_part(BM25_HALF) - 0.5).abs() < 1e-12);
     assert_eq!(keyword_part(0.0), 0.0);
+    // Below the request's best BM25, keyword parts keep their proportions.
+    assert_eq!(relative_keyword_part(24.0, 24.0), keyword_part(24.0));
+    assert!((relative_keyword_part(12.0, 24.0) - keyword_part(24.0) / 2.0).abs() < 1e-12);
+    assert_eq!(relative_keyword_part(5.0, 0.0), 0.0);
+}
+
+proptest! {
+    #[test]
+    fn the_semantic_ramp_never_falls(a in -1.0f64..1.0, b in -1.0f64..1.0) {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        prop_assert!(semantic_part(lo) <= semantic_part(hi));
+        prop_assert!((0.0..=1.0).contains(&semantic_part(hi)));
+    }
 }
 
 #[test]

@@ -3,6 +3,7 @@
 mod client;
 mod common;
 
+mod analysis;
 mod api_fuzz;
 mod candidates;
 mod catalog_expectations;
