@@ -156,7 +156,15 @@ pub fn record_of_eval(t: &EvalTool) -> ToolRecord {
             r.parameters = parameters_of(&schema);
             r.input_schema = schema;
             if let Some(returns) = returns {
-                r.return_schema = Some(serde_json::json!({"description": returns}));
+                // "Returns: name (type): description; ..." reads as a listing too, so the
+                // returned fields keep their names (what feeds another tool's parameters).
+                let mut schema = schema_from_listing(&format!("Parameters: {returns}"))
+                    .map_or_else(|| serde_json::json!({"type": "object"}), |(s, _)| s);
+                if let Some(o) = schema.as_object_mut() {
+                    o.remove("required");
+                    o.insert("description".into(), returns.into());
+                }
+                r.return_schema = Some(schema);
             }
         }
         None => r.when_to_use = model_text,
