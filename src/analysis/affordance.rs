@@ -278,7 +278,11 @@ impl Affordances {
 
     /// How `analysis` fits this tool.
     pub fn fit(&self, analysis: &QueryAnalysis) -> Match {
-        let kinds = analysis.kinds();
+        self.fit_kinds(&analysis.kinds(), analysis.locality)
+    }
+
+    /// How a request with these entity kinds (distinct, sorted) and locality fits this tool.
+    pub fn fit_kinds(&self, kinds: &[EntityKind], locality: Option<Locality>) -> Match {
         let matched = kinds
             .iter()
             .filter_map(|k| self.takes.iter().find(|(t, _)| t == k).cloned())
@@ -286,7 +290,7 @@ impl Affordances {
         Match {
             matched,
             asked: kinds.len(),
-            locality: analysis.locality.map(|l| (l, self.locality == Some(l))),
+            locality: locality.map(|l| (l, self.locality == Some(l))),
         }
     }
 }

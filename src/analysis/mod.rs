@@ -112,6 +112,12 @@ impl QueryAnalysis {
         }
     }
 
+    /// Whether the request carries any value or says where it points: only then can a
+    /// tool's affordances fit it.
+    pub fn asks_anything(&self) -> bool {
+        !self.entities.is_empty() || self.locality.is_some()
+    }
+
     /// The distinct entity kinds, in order.
     pub fn kinds(&self) -> Vec<EntityKind> {
         let mut kinds: Vec<EntityKind> = self.entities.iter().map(|e| e.kind).collect();

@@ -75,10 +75,19 @@ impl ToolDocument {
             .iter()
             .map(|t| t.replace('-', " "))
             .collect();
+        // A tool from an MCP server or a tools file: the server's name and title say what
+        // it belongs to ("github", "slack") as a catalog's keywords do, and the server's
+        // description is guidance for every tool it serves. Keyword evidence only: one
+        // shared passage per server would tie all of its tools on meaning.
+        let source_names = tool
+            .source
+            .iter()
+            .flat_map(|s| std::iter::once(s.name.clone()).chain(s.title.clone()));
         let keywords = tool
             .search_keywords
             .iter()
             .cloned()
+            .chain(source_names)
             .chain(tags.iter().cloned())
             .collect::<Vec<_>>()
             .join(", ");
@@ -124,7 +133,11 @@ impl ToolDocument {
             names: names.join("\n"),
             keywords,
             description: tool.description.clone(),
-            guidance: tool.when_to_use.clone(),
+            guidance: match tool.source.as_ref().and_then(|s| s.description.as_ref()) {
+                Some(d) if !tool.when_to_use.is_empty() => format!("{}\n{d}", tool.when_to_use),
+                Some(d) => d.clone(),
+                None => tool.when_to_use.clone(),
+            },
             parameters,
             examples: examples.join("\n"),
             passages,
@@ -362,6 +375,50 @@ mod tests {
             ["x: grep, regex"]
         );
         assert!(keyword_passages("x", &[]).is_empty());
+    }
+
+    #[test]
+    fn parameters_returns_and_the_server_are_indexed() {
+        use crate::catalog::mcp::{record_from_mcp, McpServer, McpTool};
+        let tool: McpTool = serde_json::from_value(serde_json::json!({
+            "name": "create_issue",
+            "description": "Open an issue.",
+            "inputSchema": {"type": "object", "properties": {
+                "repo": {"type": "string", "description": "owner/repo"},
+                "title": {"type": "string", "description": "Issue title"}}},
+            "outputSchema": {"type": "object", "properties": {
+                "url": {"type": "string", "description": "Link to the issue"}}}
+        }))
+        .unwrap();
+        let server = McpServer {
+            name: "github".into(),
+            title: None,
+            description: Some("GitHub's API".into()),
+        };
+        let r = record_from_mcp(
+            &tool,
+            Some(&server),
+            "github.create_issue".into(),
+            "c".into(),
+        );
+        let d = ToolDocument::from_record(0, &r);
+        let params: Vec<&str> = d
+            .passages
+            .iter()
+            .filter(|p| p.kind == PassageKind::Parameters)
+            .map(|p| p.text.as_str())
+            .collect();
+        assert_eq!(
+            params,
+            ["repo (string): owner/repo; title (string): Issue title; returns url: Link to the issue"]
+        );
+        assert!(
+            d.parameters.contains("returns: url: Link to the issue"),
+            "{}",
+            d.parameters
+        );
+        assert!(d.keywords.contains("github"), "{}", d.keywords);
+        assert_eq!(d.guidance, "GitHub's API");
     }
 
     #[test]

@@ -44,7 +44,7 @@ use std::time::Duration;
 
 /// Version of the ranking algorithm, reported in every response; bump on any change that
 /// can reorder results.
-pub const ALGORITHM_VERSION: &str = "hybrid-ramp-2";
+pub const ALGORITHM_VERSION: &str = "hybrid-ramp-3";
 
 /// Query texts and their embeddings, computed together.
 pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;

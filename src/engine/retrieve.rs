@@ -1,7 +1,5 @@
 //! The retrieval stage of a search: the keyword top k and the vector proposals for one
 //! query text, merged into per-tool evidence with every candidate scored by both indexes.
-//! A search runs it once for the request and once for each part of a request that asks for
-//! several things (`parts`).
 
 use super::stages::find;
 use super::{Engine, QueryTexts, QueryVectors, SearchMode};

@@ -139,10 +139,13 @@ impl Engine {
                     .name_edits = Some(d);
             }
         }
-        for e in evidence.values_mut() {
-            let fit = self.affordances[e.ordinal as usize].fit(&analysis);
-            e.affordance = fit.score();
-            e.affordance_reasons = fit.reasons();
+        // Most requests carry no values: then no tool's affordance is looked at.
+        if analysis.asks_anything() {
+            let kinds = analysis.kinds();
+            for e in evidence.values_mut() {
+                let fit = self.affordances[e.ordinal as usize].fit_kinds(&kinds, analysis.locality);
+                e.affordance = fit.score();
+            }
         }
         let has_context = req.context.is_some();
         if let Some(context) = &req.context {
@@ -208,13 +211,13 @@ impl Engine {
         let shown: Vec<&Ranked> = above.iter().copied().take(max_results).collect();
         // Over one more hit than is shown: the last one's margin is to the next, hidden hit.
         let levels = rank::confidences(&above[..above.len().min(max_results + 1)]);
+        let lower = req.query.to_lowercase();
         let results: Vec<ToolSearchResult> = shown
             .iter()
             .zip(levels)
             .map(|(r, level)| {
                 // Only the request's own words: a placeholder that stood in for a masked
                 // value ("repository" for rust-lang/cargo) is no term the user wrote.
-                let lower = req.query.to_lowercase();
                 let m: Vec<(String, String)> = matched
                     .get(&r.ordinal)
                     .into_iter()
@@ -224,7 +227,7 @@ impl Engine {
                     })
                     .cloned()
                     .collect();
-                self.result(r, level, &m, req, &ranked)
+                self.result(r, level, &m, req, &ranked, &analysis)
             })
             .collect();
 
@@ -304,9 +307,15 @@ impl Engine {
         matched: &[(String, String)],
         req: &SearchRequest,
         ranked: &[Ranked],
+        analysis: &QueryAnalysis,
     ) -> ToolSearchResult {
         let tools = self.catalog().tools();
         let t = &tools[r.ordinal as usize];
+        let fit_reasons = if r.details.affordance > 0.0 {
+            self.affordances[r.ordinal as usize].fit(analysis).reasons()
+        } else {
+            Vec::new()
+        };
         let mut alternatives: Vec<String> = t
             .similar_tools
             .iter()
@@ -336,7 +345,7 @@ impl Engine {
             description: t.description.clone(),
             similarity_score: round4(r.score),
             confidence_level,
-            match_reasons: rank::match_reasons(r, matched, req.context.is_some()),
+            match_reasons: rank::match_reasons(r, matched, req.context.is_some(), &fit_reasons),
             matched_terms: matched.iter().fold(Vec::new(), |mut terms, (_, term)| {
                 if !terms.contains(term) {
                     terms.push(term.clone());

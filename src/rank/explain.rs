@@ -49,6 +49,7 @@ pub fn match_reasons(
     hit: &Ranked,
     matched: &[(String, String)],
     context_given: bool,
+    extra: &[String],
 ) -> Vec<String> {
     let d = &hit.details;
     let mut reasons = Vec::new();
@@ -95,7 +96,7 @@ pub fn match_reasons(
             "{strength} semantic similarity to the tool's {passage} (cosine {cos:.2})"
         ));
     }
-    reasons.extend(hit.extra_reasons.iter().cloned());
+    reasons.extend(extra.iter().cloned());
     if context_given && d.context > 0.01 {
         reasons.push(format!("fits the given context (+{:.2})", d.context));
     }

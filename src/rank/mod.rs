@@ -107,9 +107,8 @@ pub struct Evidence {
     pub exact_match: bool,
     /// Edits between the query and the tool's closest name, when the query is a near-miss.
     pub name_edits: Option<usize>,
-    /// How well the tool's parameters take the request's entities (0..1), and why.
+    /// How well the tool's parameters take the request's entities (0..1).
     pub affordance: f64,
-    pub affordance_reasons: Vec<String>,
 }
 
 /// A scored tool.
@@ -118,8 +117,6 @@ pub struct Ranked {
     pub ordinal: u32,
     pub score: f64,
     pub details: ScoreDetails,
-    /// Why the affordance signal counted (empty when it did not).
-    pub extra_reasons: Vec<String>,
 }
 
 /// A tool's cosine from its summary and best-passage cosines (either may be missing).
@@ -232,11 +229,6 @@ pub fn rank(
                     semantic_rank: e.semantic_rank,
                     affordance: e.affordance,
                     runnable_over: None,
-                },
-                extra_reasons: if e.affordance > 0.0 {
-                    e.affordance_reasons.clone()
-                } else {
-                    Vec::new()
                 },
             }
         })

@@ -158,11 +158,10 @@ fn reasons_name_a_likely_typo() {
         ordinal: 0,
         score: 0.9,
         details: ScoreDetails::default(),
-        extra_reasons: Vec::new(),
     };
     h.details.name_edits = Some(1);
     assert_eq!(
-        match_reasons(&h, &[], false)[0],
+        match_reasons(&h, &[], false, &[])[0],
         "the query is 1 edit from this tool's id, name or alias (a likely typo)"
     );
 }
@@ -189,7 +188,6 @@ fn a_toss_up_at_the_top_is_not_high_further_down() {
         ordinal,
         score,
         details: ScoreDetails::default(),
-        extra_reasons: Vec::new(),
     };
     let (a, b, c) = (hit(0, 0.85), hit(1, 0.85), hit(2, 0.5));
     // Alone, the second hit's lead over the third would read as high.
@@ -256,7 +254,6 @@ fn confidence_needs_score_and_margin() {
         ordinal: 0,
         score,
         details: ScoreDetails::default(),
-        extra_reasons: Vec::new(),
     };
     assert_eq!(confidence(&hit(0.8), Some(0.5)), ConfidenceLevel::High);
     assert_eq!(
@@ -274,7 +271,6 @@ fn reasons_cite_terms_fields_and_similarity() {
         ordinal: 0,
         score: 0.7,
         details: ScoreDetails::default(),
-        extra_reasons: Vec::new(),
     };
     h.details.cosine = Some(0.62);
     h.details.semantic = semantic_part(0.62);
@@ -284,7 +280,7 @@ fn reasons_cite_terms_fields_and_similarity() {
         ("keywords".to_string(), "grep".to_string()),
         ("description".to_string(), "regex".to_string()),
     ];
-    let r = match_reasons(&h, &matched, false);
+    let r = match_reasons(&h, &matched, false, &[]);
     assert_eq!(r[0], "query term \"grep\" matched the names and keywords");
     assert_eq!(r[1], "query term \"regex\" matched the description");
     assert_eq!(
@@ -303,7 +299,6 @@ fn hit(ordinal: u32, score: f64) -> Ranked {
             fused: score,
             ..ScoreDetails::default()
         },
-        extra_reasons: Vec::new(),
     }
 }
 
@@ -339,7 +334,7 @@ fn a_runnable_tool_passes_its_twin_within_the_margin_and_says_so() {
         (0.72, None)
     );
     assert_eq!(
-        match_reasons(&r[1], &[], false).last().unwrap(),
+        match_reasons(&r[1], &[], false, &[]).last().unwrap(),
         "runnable here: ranked above its metadata-only twin t1, whose evidence is within 0.03"
     );
     // The same when the runnable tool is the one listing the other.
