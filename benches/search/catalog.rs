@@ -2,6 +2,7 @@
 //! vocabulary seeded with real words of the tool domain, and a fake embedder whose vectors are
 //! clustered like real tool embeddings (it stands in for the ONNX forward pass only).
 
+use toolscout::catalog::mcp::blank_record;
 use toolscout::catalog::{
     ComplexityLevel, ParameterDefinition, PerformanceTier, ToolExample, ToolRecord, ToolType,
 };
@@ -425,44 +426,29 @@ pub fn synthetic_tools(words: &Words, n: usize) -> Vec<ToolRecord> {
                     related_examples: None,
                 })
                 .collect();
-            ToolRecord {
-                tool_id: format!("tool_{i:05}"),
-                name,
-                aliases: Vec::new(),
-                description: words.sentence(&mut rng, 20, 60),
-                category: CATEGORIES[rng.below(CATEGORIES.len())].into(),
-                tool_type: [ToolType::System, ToolType::Custom, ToolType::ThirdParty][i % 3],
-                version: "1.0.0".into(),
-                author: None,
-                license: None,
-                repository_url: None,
-                documentation_url: None,
-                complexity_score: rng.next_f64(),
-                popularity_score: rng.next_f64(),
-                reliability_score: rng.next_f64(),
-                performance_tier: [
-                    PerformanceTier::Fast,
-                    PerformanceTier::Balanced,
-                    PerformanceTier::Comprehensive,
-                ][i % 3],
-                search_keywords: keywords,
-                semantic_tags,
-                parameters,
-                input_schema: serde_json::json!({"type": "object", "properties": {}}),
-                return_schema: None,
-                execution: None,
-                examples,
-                when_to_use: String::new(),
-                usage_patterns: Vec::new(),
-                similar_tools: Vec::new(),
-                complementary_tools: Vec::new(),
-                prerequisite_tools: Vec::new(),
-                usage_stats: None,
-                annotations: None,
-                source: None,
-                created_at: "2024-01-01T00:00:00Z".into(),
-                updated_at: "2024-01-01T00:00:00Z".into(),
-            }
+            // Field by field in the order the generator draws them, so the catalog stays the
+            // one earlier runs measured.
+            let description = words.sentence(&mut rng, 20, 60);
+            let category = CATEGORIES[rng.below(CATEGORIES.len())].to_string();
+            let mut t = blank_record(format!("tool_{i:05}"), name, category);
+            t.description = description;
+            t.tool_type = [ToolType::System, ToolType::Custom, ToolType::ThirdParty][i % 3];
+            t.version = "1.0.0".into();
+            t.complexity_score = rng.next_f64();
+            t.popularity_score = rng.next_f64();
+            t.reliability_score = rng.next_f64();
+            t.performance_tier = [
+                PerformanceTier::Fast,
+                PerformanceTier::Balanced,
+                PerformanceTier::Comprehensive,
+            ][i % 3];
+            t.search_keywords = keywords;
+            t.semantic_tags = semantic_tags;
+            t.parameters = parameters;
+            t.examples = examples;
+            t.created_at = "2024-01-01T00:00:00Z".into();
+            t.updated_at = "2024-01-01T00:00:00Z".into();
+            t
         })
         .collect()
 }

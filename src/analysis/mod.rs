@@ -299,6 +299,22 @@ mod tests {
             .is_none());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_text_analyses_without_panic(text in "\\PC{0,80}", tail in "[a-z/._#@ -]{0,40}") {
+            let text = format!("{text} without {tail} in a/b.rs line 3 #4");
+            let a = QueryAnalysis::of(&text);
+            for e in &a.entities {
+                proptest::prop_assert!(text.is_char_boundary(e.span.start));
+                proptest::prop_assert!(text.is_char_boundary(e.span.end));
+            }
+            for r in &a.negated {
+                proptest::prop_assert!(text.is_char_boundary(r.start) && text.is_char_boundary(r.end));
+            }
+            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue]);
+        }
+    }
+
     #[test]
     fn any_text_is_safe() {
         for text in [

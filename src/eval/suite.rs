@@ -137,7 +137,7 @@ pub fn run_set(
 ) -> Result<SetReport> {
     let tools = read_tools(&base.join(&spec.tools))?;
     let all: Vec<EvalQuery> = read_jsonl(&base.join(&spec.queries))?;
-    let queries = select(all.clone(), half, seed, spec.limit);
+    let queries = select(all, half, seed, spec.limit);
     let multi: Vec<EvalQuery> = match &spec.multi {
         Some(p) => select(read_jsonl(&base.join(p))?, half, seed, spec.limit),
         None => queries

@@ -93,7 +93,7 @@ pub fn read_tools(path: &Path) -> Result<Vec<ToolRecord>> {
 fn record_of(v: &Value, server: Option<&McpServer>) -> std::result::Result<ToolRecord, String> {
     let obj = v
         .as_object()
-        .ok_or_else(|| format!("expected a tool object, found {}", kind_of(v)))?;
+        .ok_or_else(|| format!("expected a tool object, found {}", crate::schema::show(v)))?;
     if obj.contains_key("tool_id") {
         return serde_json::from_value(v.clone()).map_err(|e| format!("catalog record: {e}"));
     }
@@ -190,17 +190,6 @@ fn unique_ids(records: Vec<ToolRecord>) -> Vec<ToolRecord> {
             r
         })
         .collect()
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]
