@@ -286,8 +286,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
         push(EntityKind::Issue, trim_start(text, m.range()), None);
     }
     for m in p.slashed.find_iter(text) {
-        let kind = slashed_kind(text, m.range());
-        push(kind, m.range(), None);
+        if let Some(kind) = slashed_kind(text, m.range()) {
+            push(kind, m.range(), None);
+        }
     }
     for c in p.file_name.captures_iter(text) {
         if let Some(name) = c.get(1).or_else(|| c.get(2)) {
@@ -297,11 +298,18 @@ pub fn entities(text: &str) -> Vec<Entity> {
     for m in p.file_type.find_iter(text) {
         push(EntityKind::FileType, trim_start(text, m.range()), None);
     }
-    for m in p.line.find_iter(text) {
-        push(EntityKind::Line, m.range(), None);
-    }
+    // Times before line numbers: the ":30" of "2:30 PM" is no line.
     for m in p.date.find_iter(text) {
         push(EntityKind::Date, m.range(), None);
+    }
+    for m in p.line.find_iter(text) {
+        let after_digit = text[..m.start()]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit());
+        if !after_digit {
+            push(EntityKind::Line, m.range(), None);
+        }
     }
     for c in p.backticked.captures_iter(text) {
         if let Some(inner) = c.get(1) {
@@ -327,15 +335,19 @@ fn trim_start(text: &str, span: Range<usize>) -> Range<usize> {
     span.start + skipped..span.end
 }
 
-/// `a/b` is `owner/repo` when it has two segments, the first is not a usual directory and
-/// the last has no file extension (or the text calls it a repository); anything else with
-/// a slash is a path.
-fn slashed_kind(text: &str, span: Range<usize>) -> EntityKind {
+/// `a/b` is `owner/repo` when it has two segments, the first could be an account's name
+/// and is not a usual directory, and the last has no file extension (or the text calls it
+/// a repository); anything else with a slash is a path, except a plain run with a segment
+/// without a letter ("25*3+7/3", "10/12/2024": arithmetic, dates, ratios), which is none.
+fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
     let s = &text[span.clone()];
     let plain = !s.starts_with(['/', '.', '~']) && !s.ends_with('/');
     let segments: Vec<&str> = s.split('/').collect();
-    if !plain || segments.len() != 2 {
-        return EntityKind::Path;
+    if plain && !segments.iter().all(|g| g.chars().any(char::is_alphabetic)) {
+        return None;
+    }
+    if !plain || segments.len() != 2 || !is_account(segments[0]) {
+        return Some(EntityKind::Path);
     }
     let first = segments[0].to_ascii_lowercase();
     let last = segments[1].to_ascii_lowercase();
@@ -351,10 +363,17 @@ fn slashed_kind(text: &str, span: Range<usize>) -> EntityKind {
         .is_some_and(|(_, ext)| EXTENSIONS.split('|').any(|e| e == ext));
     let dir_like = COMMON_DIRS.contains(&first.as_str());
     if named_repo || (!dir_like && !has_ext && !last.contains('*')) {
-        EntityKind::Repository
+        Some(EntityKind::Repository)
     } else {
-        EntityKind::Path
+        Some(EntityKind::Path)
     }
+}
+
+/// Whether a word could name an account on a code host: letters, digits and inner hyphens.
+fn is_account(word: &str) -> bool {
+    !word.starts_with('-')
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && word.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 fn ecosystem_of(word: &str) -> Option<&'static str> {
@@ -407,6 +426,24 @@ mod tests {
         );
         let k = kinds("open the vercel/next.js repo");
         assert_eq!(k[0].0, EntityKind::Repository, "{k:?}");
+    }
+
+    #[test]
+    fn times_fractions_and_dates_are_no_lines_or_repositories() {
+        let k = kinds("remind me on March 16th at 2:30 PM");
+        assert!(k.contains(&(EntityKind::Date, "2:30 PM".into())), "{k:?}");
+        assert!(k.iter().all(|(kind, _)| *kind != EntityKind::Line), "{k:?}");
+        for text in ["calculate 25*3+7/3", "due 10/12/2024", "a 16/9 screen"] {
+            let k = kinds(text);
+            assert!(
+                k.iter()
+                    .all(|(kind, _)| !matches!(kind, EntityKind::Repository | EntityKind::Path)),
+                "{text}: {k:?}"
+            );
+        }
+        let k = kinds("open src/main.rs:42 and a+b/c");
+        assert!(k.contains(&(EntityKind::Line, ":42".into())), "{k:?}");
+        assert!(k.contains(&(EntityKind::Path, "a+b/c".into())), "{k:?}");
     }
 
     #[test]

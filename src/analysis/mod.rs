@@ -21,6 +21,9 @@ pub struct QueryAnalysis {
     pub entities: Vec<Entity>,
     /// Byte spans of negated phrases ("without cloning the repo").
     pub negated: Vec<Range<usize>>,
+    /// Byte spans of quoted text, quotes included: values to pass ("the word \"plethora\"",
+    /// a message's subject), not the task's own words.
+    pub quoted: Vec<Range<usize>>,
     /// Whether the request is about local things (my project) or remote ones (on GitHub).
     pub locality: Option<Locality>,
 }
@@ -103,11 +106,16 @@ const REMOTE_CUES: &[&str] = &[
 impl QueryAnalysis {
     pub fn of(text: &str) -> QueryAnalysis {
         let entities = entities(text);
-        let negated = negated_spans(text);
+        let quoted = quoted_spans(text);
+        let negated = negated_spans(text)
+            .into_iter()
+            .filter(|n| !quoted.iter().any(|q| q.contains(&n.start)))
+            .collect();
         let locality = locality(text, &entities);
         QueryAnalysis {
             entities,
             negated,
+            quoted,
             locality,
         }
     }
@@ -129,11 +137,13 @@ impl QueryAnalysis {
     /// The text with negated phrases left out and the values of `masked` kinds replaced by
     /// their placeholder word: what name and keyword evidence should read. Unchanged (and
     /// not copied) when there is nothing to leave out.
-    pub fn masked(&self, text: &str, masked: &[EntityKind]) -> Option<String> {
+    pub fn masked(&self, text: &str, masked: &[EntityKind], quotes: bool) -> Option<String> {
+        let quotes = if quotes { &self.quoted[..] } else { &[] };
         let mut cuts: Vec<(Range<usize>, &str)> = self
             .negated
             .iter()
             .map(|r| (r.clone(), ""))
+            .chain(quotes.iter().map(|r| (r.clone(), QUOTED_PLACEHOLDER)))
             .chain(
                 self.entities
                     .iter()
@@ -160,6 +170,29 @@ impl QueryAnalysis {
         out.push_str(&text[at..]);
         Some(out.split_whitespace().collect::<Vec<_>>().join(" "))
     }
+}
+
+/// The word that stands for quoted text left out of a text.
+const QUOTED_PLACEHOLDER: &str = "text";
+
+/// Byte spans of quoted text: double quotes (straight or curly) anywhere, single quotes only
+/// where they open after a space or bracket and close before one, so that apostrophes
+/// ("don't", "the team's") never open a quote. Backticks are code, an entity of their own.
+fn quoted_spans(text: &str) -> Vec<Range<usize>> {
+    static QUOTED: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = QUOTED.get_or_init(|| {
+        regex::Regex::new(
+            r#""[^"\n]{1,200}"|“[^”\n]{1,200}”|(?:^|[\s(\[])('[^'\n]{1,200}')(?:$|[\s.,;:!?)\]])"#,
+        )
+        .expect("quote pattern compiles")
+    });
+    // A quote around most of the text is the request itself, quoted by whoever wrote it.
+    let half = text.trim().len() / 2;
+    re.captures_iter(text)
+        .filter_map(|c| c.get(1).or_else(|| c.get(0)))
+        .map(|m| m.range())
+        .filter(|r| r.len() <= half)
+        .collect()
 }
 
 /// Byte spans of the phrases a negation word opens, each to the end of its clause (a comma,
@@ -274,7 +307,7 @@ mod tests {
         let text = "without cloning the repo, show me its README";
         let a = QueryAnalysis::of(text);
         assert_eq!(&text[a.negated[0].clone()], "without cloning the repo");
-        let m = a.masked(text, &[]).unwrap();
+        let m = a.masked(text, &[], false).unwrap();
         assert_eq!(m, ", show me its README");
         let text = "don't use regex and list the files";
         let a = QueryAnalysis::of(text);
@@ -286,7 +319,7 @@ mod tests {
         let text = "search issues in rust-lang/cargo";
         let a = QueryAnalysis::of(text);
         assert_eq!(
-            a.masked(text, &[EntityKind::Repository]).as_deref(),
+            a.masked(text, &[EntityKind::Repository], false).as_deref(),
             Some("search issues in repository")
         );
         assert_eq!(a.locality, Some(Locality::Remote));
@@ -295,8 +328,26 @@ mod tests {
             Some(Locality::Local)
         );
         assert!(QueryAnalysis::of("plan a trip")
-            .masked("plan a trip", &[])
+            .masked("plan a trip", &[], false)
             .is_none());
+    }
+
+    #[test]
+    fn quoted_text_is_a_value_and_negates_nothing() {
+        let text = r#"email bob with subject "Don't forget the demo" about the team's plan"#;
+        let a = QueryAnalysis::of(text);
+        assert!(a.negated.is_empty(), "{:?}", a.negated);
+        assert_eq!(&text[a.quoted[0].clone()], r#""Don't forget the demo""#);
+        assert_eq!(
+            a.masked(text, &[], true).as_deref(),
+            Some("email bob with subject text about the team's plan")
+        );
+        let text = "search for 'EnableLegacyAuth' in the v1.8.0 tag";
+        let a = QueryAnalysis::of(text);
+        assert_eq!(&text[a.quoted[0].clone()], "'EnableLegacyAuth'");
+        // A quote around most of the request is the request, not a value in it.
+        let text = r#""What is the weather in Paris tomorrow?""#;
+        assert!(QueryAnalysis::of(text).quoted.is_empty());
     }
 
     proptest::proptest! {
@@ -311,7 +362,7 @@ mod tests {
             for r in &a.negated {
                 proptest::prop_assert!(text.is_char_boundary(r.start) && text.is_char_boundary(r.end));
             }
-            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue]);
+            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue], true);
         }
     }
 
@@ -326,7 +377,7 @@ mod tests {
             "İ without İİ, x",
         ] {
             let a = QueryAnalysis::of(text);
-            let _ = a.masked(text, &[EntityKind::Repository, EntityKind::Path]);
+            let _ = a.masked(text, &[EntityKind::Repository, EntityKind::Path], true);
         }
     }
 }
