@@ -9,7 +9,9 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 mod exec;
+mod search;
 pub use exec::ExecConfig;
+pub use search::{SearchConfig, SearchMode};
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:1987";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -81,98 +83,6 @@ struct FileConfig {
     search: Option<SearchConfig>,
     #[serde(default)]
     tools: Option<exec::ToolsFile>,
-}
-
-/// Seed 002's `SearchConfiguration`: the knobs of ranking and caching.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// Mode used when a request names none: `hybrid`, `semantic` or `keyword`.
-    pub default_search_mode: String,
-    /// Hard cap on `max_results`.
-    pub max_results_limit: usize,
-    /// Results scoring below this are left out (and the response says how many).
-    pub similarity_threshold: f64,
-    /// Weight of the semantic part in hybrid mode.
-    pub semantic_weight: f64,
-    /// Weight of the keyword part in hybrid mode.
-    pub keyword_weight: f64,
-    /// How much a request's `context` shifts scores (0 ignores context).
-    pub context_weight: f64,
-    pub cache_enabled: bool,
-    /// Cached responses at most.
-    pub cache_size: u64,
-    /// Seconds a cached response lives.
-    pub cache_ttl: u64,
-    /// `recent_only` keeps tools updated within this many days.
-    pub recent_days: u64,
-    pub enable_query_suggestions: bool,
-    /// Up to this many tools, both indexes score every tool; above it each index proposes
-    /// candidates and their union is scored exactly. 500: at 1k tools the exhaustive path
-    /// cost more than the candidate path at 10k, and the benches' recall check compares the
-    /// two on synthetic catalogs.
-    pub exhaustive_limit: usize,
-}
-
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig {
-            default_search_mode: "hybrid".into(),
-            max_results_limit: 50,
-            similarity_threshold: 0.2,
-            semantic_weight: 0.7,
-            keyword_weight: 0.3,
-            context_weight: 0.2,
-            cache_enabled: true,
-            cache_size: 10_000,
-            cache_ttl: 300,
-            recent_days: 180,
-            enable_query_suggestions: true,
-            exhaustive_limit: 500,
-        }
-    }
-}
-
-impl SearchConfig {
-    fn check(&self) -> Result<()> {
-        let bad = |key: &str, expected: &str, found: String| {
-            Err(Error::Config(format!(
-                "search.{key}: expected {expected}, found {found}"
-            )))
-        };
-        if !["hybrid", "semantic", "keyword"].contains(&self.default_search_mode.as_str()) {
-            return bad(
-                "default_search_mode",
-                "hybrid, semantic or keyword",
-                format!("\"{}\"", self.default_search_mode),
-            );
-        }
-        for (key, v) in [
-            ("similarity_threshold", self.similarity_threshold),
-            ("semantic_weight", self.semantic_weight),
-            ("keyword_weight", self.keyword_weight),
-            ("context_weight", self.context_weight),
-        ] {
-            if !(0.0..=1.0).contains(&v) {
-                return bad(key, "a number from 0 to 1", v.to_string());
-            }
-        }
-        if self.semantic_weight + self.keyword_weight <= 0.0 {
-            return bad(
-                "semantic_weight + keyword_weight",
-                "a positive sum",
-                "0".into(),
-            );
-        }
-        if !(1..=50).contains(&self.max_results_limit) {
-            return bad(
-                "max_results_limit",
-                "1 to 50",
-                self.max_results_limit.to_string(),
-            );
-        }
-        Ok(())
-    }
 }
 
 impl Config {

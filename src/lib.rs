@@ -3,21 +3,26 @@
 //!
 //! # Architecture
 //!
-//! Dependencies point one way: [`config`] and [`error`] <- [`catalog`] <- [`embed`] <- index
-//! <- rank <- engine <- [`http`], mcp, CLI. [`exec`] (tool execution) sits beside the engine.
+//! Dependencies point one way, down these layers (`src/layers.rs` holds the table and a test
+//! that fails on any import pointing up or sideways):
 //!
-//! - [`config`]: the effective configuration (file, environment, flags); the only reader of
-//!   environment variables.
-//! - [`error`]: one `Error` enum with stable codes, HTTP statuses and recovery suggestions.
-//! - [`schema`]: JSON Schema validation with "expected X, found Y" violations.
-//! - [`catalog`]: tool metadata files, their validation and the immutable `Catalog`.
-//! - [`embed`]: the sentence-embedding model (files and, later, the ONNX embedder).
-//! - [`exec`]: the 13 research tools toolscout runs (local files, LSP, GitHub, packages):
-//!   per-query validation, sandbox, timeouts, retries, circuit breakers, secret redaction.
-//! - [`prompts`]: the research-workflow prompts and the system prompt.
-//! - [`http`]: the axum transport; `http::app()` is the whole server.
+//! 1. core: [`time`], [`builtin`] (the table of tools toolscout runs), [`error`] (one `Error`
+//!    enum with stable codes, HTTP statuses and recovery suggestions), [`schema`] (JSON Schema
+//!    validation with "expected X, found Y" violations), [`config`] (the effective
+//!    configuration; the only reader of environment variables);
+//! 2. [`catalog`]: tool metadata files, their validation and the immutable `Catalog`;
+//! 3. search blocks: [`analysis`] (entities and intents of a request), [`embed`] (the ONNX
+//!    sentence embedder and its vector cache), [`rank`] (pure scoring), then [`index`] (BM25
+//!    and HNSW over a catalog, in one snapshot);
+//! 4. engines: [`engine`] (search, recommend, compare) and, beside it, [`exec`] (the 13
+//!    research tools: sandbox, timeouts, retries, circuit breakers, secret redaction);
+//! 5. what the doors share: [`format`] (Markdown and text renderings), [`prompts`] (the
+//!    research-workflow prompts), [`eval`] (the retrieval-quality harness);
+//! 6. doors: [`http`] (axum; `http::app()` is the whole server) and the CLI (the binary
+//!    crate, `src/main.rs`). MCP is not served yet.
 
 pub mod analysis;
+pub mod builtin;
 pub mod catalog;
 pub mod config;
 pub mod embed;
@@ -32,5 +37,8 @@ pub mod prompts;
 pub mod rank;
 pub mod schema;
 pub mod time;
+
+#[cfg(test)]
+mod layers;
 
 pub use error::{Error, Result};

@@ -21,14 +21,14 @@ pub(super) fn check_tool(file: &str, tool: &ToolRecord, raw: &Value, out: &mut V
         }
     }
     if let Some(exec) = &tool.execution {
-        if !crate::exec::is_builtin(&exec.name) {
+        if !crate::builtin::is_builtin(&exec.name) {
             let mut msg = format!(
                 "expected one of the builtin executors ({}), found \"{}\"",
-                crate::exec::BUILTIN_TOOLS.join(", "),
+                crate::builtin::BUILTIN_TOOLS.join(", "),
                 exec.name
             );
             if let Some(best) =
-                suggest(&exec.name, crate::exec::BUILTIN_TOOLS.iter().copied()).first()
+                suggest(&exec.name, crate::builtin::BUILTIN_TOOLS.iter().copied()).first()
             {
                 msg.push_str(&format!("; did you mean \"{best}\"?"));
             }

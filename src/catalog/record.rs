@@ -122,7 +122,7 @@ impl ToolRecord {
     pub fn call_route(&self) -> Option<String> {
         self.execution
             .as_ref()
-            .filter(|e| crate::exec::is_builtin(&e.name))
+            .filter(|e| crate::builtin::is_builtin(&e.name))
             .map(|e| format!("POST /tools/call/{}", e.name))
     }
 }

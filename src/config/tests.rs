@@ -134,3 +134,17 @@ fn cors_origins_from_every_layer_and_checked() {
 fn default_dirs_do_not_depend_on_cwd() {
     assert!(default_dir("catalog").is_absolute());
 }
+
+#[test]
+fn search_mode_is_typed_and_a_bad_one_is_refused_with_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("toolscout.toml");
+    std::fs::write(&file, "[search]\ndefault_search_mode = \"keyword\"\n").unwrap();
+    let c = Config::from_sources(&Overrides::default(), &env(&[]), dir.path()).unwrap();
+    assert_eq!(c.search.default_search_mode, SearchMode::Keyword);
+    std::fs::write(&file, "[search]\ndefault_search_mode = \"fuzzy\"\n").unwrap();
+    let err = Config::from_sources(&Overrides::default(), &env(&[]), dir.path()).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("unknown variant `fuzzy`"), "{msg}");
+    assert!(msg.contains("`hybrid`") && msg.contains("line 2"), "{msg}");
+}

@@ -15,6 +15,7 @@ mod texts;
 
 use texts::QueryTexts;
 
+pub use crate::index::snapshot::SemanticStatus;
 pub use compare::{
     ComparisonDetail, ComparisonMetadata, ComparisonRequest, ComparisonResponse, ComparisonSummary,
     Criterion, DimensionEvidence, DimensionScores, ToolComparison, ToolComparisonResult, TradeOff,

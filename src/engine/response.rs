@@ -8,31 +8,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    Semantic,
-    Hybrid,
-    Keyword,
-}
-
-impl SearchMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SearchMode::Semantic => "semantic",
-            SearchMode::Hybrid => "hybrid",
-            SearchMode::Keyword => "keyword",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ConfidenceLevel {
-    Low,
-    Medium,
-    High,
-}
+pub use crate::rank::{ConfidenceLevel, ScoreDetails, SearchMode};
 
 /// Seed 002 `SearchResponse`.
 #[derive(Debug, Clone, Serialize)]
@@ -118,48 +94,4 @@ pub struct PerformanceInfo {
     pub reliability_score: f64,
     pub popularity_score: f64,
     pub executable: bool,
-}
-
-/// Every number that went into a hit's score.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct ScoreDetails {
-    /// Raw BM25 of the query over the tool's fields (absent: no query term matched).
-    pub bm25: Option<f64>,
-    /// BM25 mapped to 0..1.
-    pub keyword: f64,
-    /// The tool's cosine to the query (absent in keyword mode): `rank::SUMMARY_SHARE` of
-    /// the summary's cosine plus the rest of the best other passage's.
-    pub cosine: Option<f64>,
-    pub cosine_summary: Option<f64>,
-    pub cosine_passage: Option<f64>,
-    /// Which other passage matched best (keywords, guidance, example, or summary).
-    pub matched_passage: Option<&'static str>,
-    /// Cosine mapped to 0..1.
-    pub semantic: f64,
-    /// Context contribution (0 when no context was given).
-    pub context: f64,
-    /// Whether the query named this tool exactly.
-    pub exact_match: bool,
-    /// Edits (1 or 2) between the query and this tool's closest id, name or alias, when the
-    /// query looks like a typo of it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name_edits: Option<usize>,
-    /// The final score (equals `similarity_score`).
-    pub fused: f64,
-    /// 1-based ranks in the keyword and semantic candidate lists.
-    pub keyword_rank: Option<usize>,
-    pub semantic_rank: Option<usize>,
-    /// The metadata-only twin this runnable tool was ranked above, their evidence being
-    /// within `rank::TWIN_MARGIN`; `fused` is then that twin's score (see
-    /// `rank::prefer_runnable`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runnable_over: Option<String>,
-    /// Share (0..1) of the request's entity kinds and locality that the tool's parameters
-    /// take (`analysis::affordance`); it adds `rank::AFFORDANCE_WEIGHT` times this.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub affordance: f64,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }

@@ -62,13 +62,7 @@ impl Engine {
         let snap = &self.snapshot;
         let tools = snap.catalog.tools();
         let mut hints = Vec::new();
-        let requested = req
-            .search_mode
-            .unwrap_or(match self.config.default_search_mode.as_str() {
-                "semantic" => SearchMode::Semantic,
-                "keyword" => SearchMode::Keyword,
-                _ => SearchMode::Hybrid,
-            });
+        let requested = req.search_mode.unwrap_or(self.config.default_search_mode);
         let mode = match (&snap.semantic_status, requested) {
             (
                 crate::index::snapshot::SemanticStatus::Unavailable { reason },

@@ -2,7 +2,7 @@
 //! (what is being served: version, counts, how long loading took, model and search modes).
 
 use super::AppState;
-use crate::index::snapshot::SemanticStatus;
+use crate::engine::SemanticStatus;
 use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};

@@ -260,7 +260,7 @@ mod tests {
     fn research_prompts_name_real_builtin_tools() {
         let all: String = PROMPTS.iter().map(|p| p.template).collect();
         let all = format!("{all}{SYSTEM_PROMPT}");
-        for tool in crate::exec::BUILTIN_TOOLS {
+        for tool in crate::builtin::BUILTIN_TOOLS {
             assert!(all.contains(tool), "no prompt mentions {tool}");
             assert!(
                 SYSTEM_PROMPT.contains(tool),

@@ -3,7 +3,7 @@
 //! best passage is, an exact name, a lift over a metadata-only twin).
 
 use super::{Ranked, TWIN_MARGIN};
-use crate::engine::ConfidenceLevel;
+use crate::rank::ConfidenceLevel;
 
 /// Score at or above which a hit can be `high` confidence.
 pub const HIGH_SCORE: f64 = 0.6;

@@ -20,13 +20,15 @@
 //! - with equal evidence (scores within `TWIN_MARGIN`), a tool toolscout runs ranks above
 //!   its metadata-only twin and takes its score (`prefer_runnable`, a step after [`rank`]).
 
+mod details;
 mod explain;
 mod twins;
 
+pub use crate::config::SearchMode;
+pub use details::{ConfidenceLevel, ScoreDetails};
+
 pub use explain::{confidence, confidences, match_reasons, MEDIUM_SCORE};
 pub(crate) use twins::{prefer_runnable, Twins, TWIN_MARGIN};
-
-use crate::engine::{ScoreDetails, SearchMode};
 
 // The constants below were measured on the MetaTool development set (4,000 queries sampled
 // apart from the test sample): ramp ends, saturation and the summary share each moved NDCG@5

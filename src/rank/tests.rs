@@ -1,7 +1,7 @@
 //! Property and example tests of the ranking functions.
 
 use super::*;
-use crate::engine::ConfidenceLevel;
+use crate::rank::ConfidenceLevel;
 use proptest::prelude::*;
 
 fn ev(ordinal: u32, bm25: Option<f64>, cosine: Option<f64>) -> Evidence {
