@@ -19,6 +19,8 @@ pub(crate) const LAYERS: &[&[&str]] = &[
     &["engine", "exec"],
     // What the doors share: rendering, prompts, the evaluation harness.
     &["format", "prompts", "eval"],
+    // The one service behind every door.
+    &["service"],
     // Doors (the CLI is the binary crate, above everything here).
     &["http"],
 ];

@@ -18,7 +18,8 @@
 //!    research tools: sandbox, timeouts, retries, circuit breakers, secret redaction);
 //! 5. what the doors share: [`format`] (Markdown and text renderings), [`prompts`] (the
 //!    research-workflow prompts), [`eval`] (the retrieval-quality harness);
-//! 6. doors: [`http`] (axum; `http::app()` is the whole server) and the CLI (the binary
+//! 6. [`service`]: the one `Service` every door calls, a method per use case;
+//! 7. doors: [`http`] (axum; `http::app()` is the whole server) and the CLI (the binary
 //!    crate, `src/main.rs`). MCP is not served yet.
 
 pub mod analysis;
@@ -36,6 +37,7 @@ pub mod index;
 pub mod prompts;
 pub mod rank;
 pub mod schema;
+pub mod service;
 pub mod time;
 
 #[cfg(test)]

@@ -145,6 +145,26 @@ impl Catalog {
         })
     }
 
+    /// The violation (at `pointer`) for a category this catalog does not have, naming the
+    /// known ones and the closest; `None` for a known category. Every request that names a
+    /// category reports an unknown one with this text.
+    pub fn check_category(&self, category: &str, pointer: &str) -> Option<crate::error::Violation> {
+        let known = self.categories();
+        if known.contains_key(category) {
+            return None;
+        }
+        let names: Vec<&str> = known.keys().copied().collect();
+        let close = suggest(category, names.iter().copied());
+        let mut message = format!("expected one of {}, found \"{category}\"", names.join(", "));
+        if let Some(best) = close.first() {
+            message.push_str(&format!("; did you mean \"{best}\"?"));
+        }
+        Some(crate::error::Violation {
+            pointer: pointer.into(),
+            message,
+        })
+    }
+
     /// Tools toolscout can run itself (those with an `execution` binding), in id order.
     pub fn executable(&self) -> impl Iterator<Item = &ToolRecord> {
         self.tools.iter().filter(|t| t.is_executable())

@@ -140,21 +140,12 @@ impl SearchRequest {
     /// What the schema cannot check: the category exists, the complexity range is ordered.
     fn check(&self, catalog: &Catalog) -> Vec<Violation> {
         let mut out = Vec::new();
-        if let Some(category) = &self.category {
-            let known = catalog.categories();
-            if !known.contains_key(category.as_str()) {
-                let names: Vec<&str> = known.keys().copied().collect();
-                let close = crate::catalog::suggest(category, names.iter().copied());
-                let mut message =
-                    format!("expected one of {}, found \"{category}\"", names.join(", "));
-                if let Some(best) = close.first() {
-                    message.push_str(&format!("; did you mean \"{best}\"?"));
-                }
-                out.push(Violation {
-                    pointer: "/category".into(),
-                    message,
-                });
-            }
+        if let Some(v) = self
+            .category
+            .as_deref()
+            .and_then(|c| catalog.check_category(c, "/category"))
+        {
+            out.push(v);
         }
         if let Some(ComplexityRange {
             min: Some(min),

@@ -6,18 +6,19 @@ use super::json::JsonBody;
 use super::query::{self, QueryPairs};
 use super::AppState;
 use crate::catalog::{render_json, validate_values};
-use crate::error::{Error, Violation};
+use crate::error::Error;
 use crate::schema::Schema;
+use crate::service::MAX_PER_PAGE;
 use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-const MAX_PER_PAGE: usize = 100;
 const DEFAULT_PER_PAGE: usize = 20;
 
-/// `GET /catalog/tools?page=&per_page=&category=`: tools in id order, paged.
+/// `GET /catalog/tools?page=&per_page=&category=`: tools in id order, paged. Every bad
+/// parameter is reported at once; an unknown category reads as it does in a search.
 pub(crate) async fn list_tools(
     State(state): State<AppState>,
     pairs: QueryPairs,
@@ -33,59 +34,17 @@ pub(crate) async fn list_tools(
         (1, MAX_PER_PAGE),
         &mut violations,
     );
-    let categories = state.catalog.categories();
     let category = query.get("category").map(String::as_str);
-    if let Some(c) = category {
-        if !categories.contains_key(c) {
-            let known: Vec<&str> = categories.keys().copied().collect();
-            violations.push(Violation {
-                pointer: "/category".into(),
-                message: format!("expected one of {}, found \"{c}\"", known.join(", ")),
-            });
-        }
-    }
+    let catalog = state.service.catalog();
+    violations.extend(category.and_then(|c| catalog.check_category(c, "/category")));
     if !violations.is_empty() {
         return Err(query::invalid(op, violations));
     }
-    let matching: Vec<_> = state
-        .catalog
-        .tools()
-        .iter()
-        .filter(|t| category.is_none_or(|c| t.category == c))
-        .collect();
-    let total = matching.len();
-    let total_pages = total.div_ceil(per_page).max(1);
-    let tools: Vec<Value> = matching
-        .iter()
-        .skip((page - 1).saturating_mul(per_page))
-        .take(per_page)
-        .map(|t| {
-            json!({
-                "tool_id": t.tool_id,
-                "name": t.name,
-                "description": t.description,
-                "category": t.category,
-                "tool_type": t.tool_type,
-                "executable": t.is_executable(),
-                "performance_tier": t.performance_tier,
-                "complexity_score": t.complexity_score,
-            })
-        })
-        .collect();
-    Ok(Json(json!({
-        "success": true,
-        "data": {
-            "tools": tools,
-            "pagination": {
-                "page": page,
-                "per_page": per_page,
-                "total": total,
-                "total_pages": total_pages,
-                "has_more": page < total_pages,
-            },
-            "catalog_version": state.catalog.version(),
-        },
-    })))
+    let data = state
+        .service
+        .list_tools(page, per_page, category)
+        .map_err(|e| ApiError::new(op, e))?;
+    Ok(Json(json!({ "success": true, "data": data })))
 }
 
 /// `GET /catalog/tools/{id}`: the full entry, or 404 with close ids.
@@ -94,8 +53,8 @@ pub(crate) async fn get_tool(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let tool = state
-        .catalog
-        .require(&id)
+        .service
+        .tool(&id)
         .map_err(|e| ApiError::new("catalog.get", e))?;
     Ok(Json(json!({ "success": true, "data": tool })))
 }
@@ -156,7 +115,7 @@ pub(crate) async fn validate(
             .collect(),
         one => vec![("body".to_string(), one)],
     };
-    let catalog = state.catalog.clone();
+    let catalog = state.service.catalog().clone();
     // Each item compiles its own input schema: CPU work, kept off the async runtime.
     let report = tokio::task::spawn_blocking(move || {
         let known: BTreeSet<&str> = catalog.tools().iter().map(|t| t.tool_id.as_str()).collect();

@@ -1,14 +1,13 @@
-//! Discovery handlers: `POST /search` and its quick form `GET /search?q=...`. Both build the
-//! same JSON object and go through `SearchRequest::from_json`, so a mistake reads the same
-//! whichever door it came through. The engine runs off the async runtime.
+//! Discovery handlers: `POST /search`, its quick form `GET /search?q=...`, and
+//! `POST /recommend`. Each builds the request's JSON object and makes one call on the
+//! service, so a mistake reads the same whichever door it came through.
 
 use super::envelope::ApiError;
 use super::json::JsonBody;
 use super::query::{self, QueryPairs};
 use super::AppState;
-use crate::engine::{RecommendationRequest, SearchRequest};
-use crate::error::{Error, Violation};
-use crate::format::{render_recommend, render_search, Presentation, Rendered};
+use crate::error::Violation;
+use crate::format::{render_recommend, render_search, Rendered};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -33,33 +32,29 @@ pub(crate) async fn search_get(
 
 async fn run_search(state: AppState, body: Value) -> Result<Response, ApiError> {
     let op = "search";
-    let engine = state.engine.clone();
-    let req =
-        SearchRequest::from_json(&body, engine.catalog()).map_err(|e| ApiError::new(op, e))?;
-    let presentation = Presentation::from_body(&body).map_err(|e| ApiError::new(op, e))?;
-    let response = tokio::task::spawn_blocking(move || engine.search_counted(&req))
+    let answer = state
+        .service
+        .search(&body)
         .await
-        .map_err(|e| ApiError::new(op, Error::Internal(format!("search task failed: {e}"))))?
         .map_err(|e| ApiError::new(op, e))?;
-    let rendered = render_search(&response, presentation).map_err(|e| ApiError::new(op, e))?;
+    let rendered =
+        render_search(&answer.response, answer.presentation).map_err(|e| ApiError::new(op, e))?;
     Ok(rendered_response(rendered))
 }
 
-/// `POST /recommend`: validate, run the engine off the async runtime, render.
+/// `POST /recommend`: one call on the service, rendered.
 pub(crate) async fn recommend(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let op = "recommend";
-    let engine = state.engine.clone();
-    let req = RecommendationRequest::from_json(&body, engine.catalog())
-        .map_err(|e| ApiError::new(op, e))?;
-    let presentation = Presentation::from_body(&body).map_err(|e| ApiError::new(op, e))?;
-    let response = tokio::task::spawn_blocking(move || engine.recommend(&req))
+    let answer = state
+        .service
+        .recommend(&body)
         .await
-        .map_err(|e| ApiError::new(op, Error::Internal(format!("recommend task failed: {e}"))))?
         .map_err(|e| ApiError::new(op, e))?;
-    let rendered = render_recommend(&response, presentation).map_err(|e| ApiError::new(op, e))?;
+    let rendered = render_recommend(&answer.response, answer.presentation)
+        .map_err(|e| ApiError::new(op, e))?;
     Ok(rendered_response(rendered))
 }
 

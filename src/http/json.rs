@@ -40,7 +40,7 @@ impl FromRequest<AppState> for JsonBody {
                 Error::UnsupportedMediaType { found },
             ));
         }
-        let limit = state.config.max_body_bytes;
+        let limit = state.service.config().max_body_bytes;
         let bytes = Bytes::from_request(req, state).await.map_err(|e| match e {
             BytesRejection::FailedToBufferBody(_) => {
                 ApiError::new("request", Error::PayloadTooLarge { limit })

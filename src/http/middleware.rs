@@ -76,7 +76,7 @@ pub(crate) async fn request_id(
 
 /// With a configured token, every route but `/health` needs `Authorization: Bearer <token>`.
 pub(crate) async fn auth(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let Some(token) = state.config.auth_token.as_deref() else {
+    let Some(token) = state.service.config().auth_token.as_deref() else {
         return next.run(req).await;
     };
     if req.uri().path() == "/health" {

@@ -17,64 +17,35 @@ mod tools_call;
 
 pub use envelope::ApiError;
 
-use crate::catalog::Catalog;
-use crate::config::Config;
-use crate::embed::ModelStatus;
-use crate::engine::Engine;
-use crate::error::Error;
-use crate::exec::Executor;
+use crate::service::Service;
 use access_log::RequestLog;
 use axum::routing::{get, post};
 use axum::Router;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-/// How the served catalog was loaded: when it was ready, and how long reading and validating
-/// it took (the index build time is the snapshot's own).
-#[derive(Debug, Clone)]
-pub struct LoadReport {
-    /// RFC 3339 time at which the catalog and its indexes were ready.
-    pub finished_at: String,
-    pub catalog: Duration,
-}
+pub use crate::service::LoadReport;
 
 /// What every handler can see; cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
-    pub config: Arc<Config>,
-    pub catalog: Arc<Catalog>,
-    pub engine: Arc<Engine>,
-    pub models: Arc<ModelStatus>,
-    pub started: Instant,
-    pub load: Arc<LoadReport>,
-    /// Runs the 13 research tools; holds their circuits and language servers.
-    pub executor: Arc<Executor>,
+    /// The one service behind every door: catalog, engine, executor.
+    pub service: Arc<Service>,
     logs: Arc<RequestLog>,
     /// `GET /openapi.json`'s body, made on first request (it lists this catalog's categories).
     openapi: Arc<std::sync::OnceLock<axum::body::Bytes>>,
 }
 
 impl AppState {
-    /// The state of a server over `engine`. Opens the request log in `config.log_dir`; if
-    /// that fails the server still serves, and says so once on stderr. Fails only when a
-    /// runnable tool's input schema in the catalog does not compile.
-    pub fn new(config: Config, engine: Engine, load: LoadReport) -> Result<AppState, Error> {
-        let models = ModelStatus::inspect(&config.models_dir);
-        let catalog = engine.snapshot().catalog.clone();
-        let logs = RequestLog::open(config.log_dir.as_deref());
-        let executor = Executor::new(config.exec.clone(), &catalog)?;
-        Ok(AppState {
-            config: Arc::new(config),
-            catalog,
-            engine: Arc::new(engine),
-            models: Arc::new(models),
-            started: Instant::now(),
-            load: Arc::new(load),
-            executor: Arc::new(executor),
+    /// The state of a server over `service`. Opens the request log in the configured log
+    /// directory; if that fails the server still serves, and says so once on stderr.
+    pub fn new(service: Service) -> AppState {
+        let logs = RequestLog::open(service.config().log_dir.as_deref());
+        AppState {
+            service: Arc::new(service),
             logs: Arc::new(logs),
             openapi: Arc::default(),
-        })
+        }
     }
 
     /// Where request logs go, if file logging is on.
@@ -108,7 +79,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// The complete router with its middleware.
 pub fn app(state: AppState) -> Router {
-    let max_body = state.config.max_body_bytes;
+    let max_body = state.service.config().max_body_bytes;
     let router = Router::new()
         .route("/health", get(status::health))
         .route("/openapi.json", get(openapi::openapi))
@@ -138,7 +109,7 @@ pub fn app(state: AppState) -> Router {
         ));
     // Outermost first: request id and log, then CORS (preflights carry no token, so they are
     // answered before auth), then auth.
-    let router = match middleware::cors(&state.config.cors_origins) {
+    let router = match middleware::cors(&state.service.config().cors_origins) {
         Some(cors) => router.layer(cors),
         None => router,
     };

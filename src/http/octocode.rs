@@ -11,9 +11,6 @@
 use super::envelope::ApiError;
 use super::query::{self, QueryPairs};
 use super::AppState;
-use crate::catalog::ToolRecord;
-use crate::error::Error;
-use crate::exec::BUILTIN_TOOLS;
 use crate::prompts::{self, SYSTEM_PROMPT};
 use axum::extract::{Path, State};
 use axum::Json;
@@ -21,20 +18,6 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The tools this server runs itself, in octocode's order, by their execution names.
-fn executable(state: &AppState) -> Vec<(&'static str, &ToolRecord)> {
-    BUILTIN_TOOLS
-        .iter()
-        .filter_map(|name| {
-            state
-                .catalog
-                .executable()
-                .find(|t| t.execution.as_ref().is_some_and(|e| e.name == *name))
-                .map(|t| (*name, t))
-        })
-        .collect()
-}
 
 /// The first clause of a description, for lists: up to the first sentence or colon, at
 /// most about a hundred characters, cut at a word.
@@ -55,7 +38,9 @@ fn summary(description: &str) -> String {
 
 /// `GET /tools/list`: the tools `/tools/call` will run, with a one-line description each.
 pub(crate) async fn tools_list(State(state): State<AppState>) -> Json<Value> {
-    let tools: Vec<Value> = executable(&state)
+    let tools: Vec<Value> = state
+        .service
+        .runnable_tools()
         .into_iter()
         .map(|(name, t)| {
             json!({
@@ -89,16 +74,10 @@ pub(crate) async fn tools_info(
     if !violations.is_empty() {
         return Err(query::invalid(op, violations));
     }
-    let tool = state.catalog.find(&tool_name).ok_or_else(|| {
-        let suggestions = state.catalog.suggest_ids(&tool_name);
-        ApiError::new(
-            op,
-            Error::ToolNotFound {
-                id: tool_name.clone(),
-                suggestions,
-            },
-        )
-    })?;
+    let tool = state
+        .service
+        .describe_tool(&tool_name)
+        .map_err(|e| ApiError::new(op, e))?;
     let name = tool
         .execution
         .as_ref()
@@ -132,7 +111,9 @@ pub(crate) async fn tools_info(
 /// `GET /tools/initContext`: everything an agent loads once: the system prompt and the input
 /// schema of every runnable tool.
 pub(crate) async fn init_context(State(state): State<AppState>) -> Json<Value> {
-    let schemas: Map<String, Value> = executable(&state)
+    let schemas: Map<String, Value> = state
+        .service
+        .runnable_tools()
         .into_iter()
         .map(|(name, t)| (name.to_string(), t.input_schema.clone()))
         .collect();
@@ -167,10 +148,10 @@ pub(crate) async fn metadata(State(state): State<AppState>) -> Json<Value> {
         "success": true,
         "data": {
             "instructions": SYSTEM_PROMPT,
-            "toolCount": executable(&state).len(),
+            "toolCount": state.service.runnable_tools().len(),
             "promptCount": prompts::PROMPTS.len(),
-            "catalogSize": state.catalog.len(),
-            "catalogVersion": state.catalog.version(),
+            "catalogSize": state.service.catalog().len(),
+            "catalogVersion": state.service.catalog().version(),
         },
         "hints": ["GET /tools/info/{name} for one tool's schema; GET /search to find a tool"],
     }))

@@ -52,7 +52,7 @@ pub(crate) async fn openapi(State(state): State<AppState>) -> impl axum::respons
     // Bytes: each response shares the one serialisation instead of copying it.
     let body = state
         .openapi
-        .get_or_init(|| document_for(&state.catalog).to_string().into())
+        .get_or_init(|| document_for(state.service.catalog()).to_string().into())
         .clone();
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],

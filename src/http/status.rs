@@ -8,7 +8,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 fn semantic(state: &AppState) -> Value {
-    match &state.engine.snapshot().semantic_status {
+    match &state.service.engine().snapshot().semantic_status {
         SemanticStatus::Available { model_id, vectors } => {
             json!({ "available": true, "model": model_id, "vectors": vectors })
         }
@@ -17,7 +17,13 @@ fn semantic(state: &AppState) -> Value {
 }
 
 fn search_modes(state: &AppState) -> Value {
-    if state.engine.snapshot().semantic_status.is_available() {
+    if state
+        .service
+        .engine()
+        .snapshot()
+        .semantic_status
+        .is_available()
+    {
         json!(["hybrid", "semantic", "keyword"])
     } else {
         json!(["keyword"])
@@ -26,15 +32,15 @@ fn search_modes(state: &AppState) -> Value {
 
 /// Liveness plus what an operator needs to know at a glance.
 pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
-    let models = &state.models;
+    let models = &state.service.models();
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
-        "uptime_seconds": state.started.elapsed().as_secs(),
+        "uptime_seconds": state.service.started().elapsed().as_secs(),
         "catalog": {
-            "size": state.catalog.len(),
-            "version": state.catalog.version(),
-            "categories": state.catalog.categories().len(),
+            "size": state.service.catalog().len(),
+            "version": state.service.catalog().version(),
+            "categories": state.service.catalog().categories().len(),
         },
         "models": {
             "files_present": models.present,
@@ -42,18 +48,18 @@ pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
         },
         "semantic_search": semantic(&state),
         "search_modes": search_modes(&state),
-        "cache": state.engine.cache_stats(),
-        "tools": { "runnable": state.executor.tools().len() },
+        "cache": state.service.engine().cache_stats(),
+        "tools": { "runnable": state.service.executor().tools().len() },
         // octocode's key: every circuit used so far, with its state and failure count.
-        "circuits": state.executor.circuits(),
+        "circuits": state.service.executor().circuits(),
     }))
 }
 
 /// `GET /catalog/status`: the served catalog and the state of search over it.
 pub(crate) async fn catalog_status(State(state): State<AppState>) -> Json<Value> {
-    let catalog = &state.catalog;
-    let index_ms = state.engine.snapshot().build_time.as_secs_f64() * 1000.0;
-    let catalog_ms = state.load.catalog.as_secs_f64() * 1000.0;
+    let catalog = &state.service.catalog();
+    let index_ms = state.service.engine().snapshot().build_time.as_secs_f64() * 1000.0;
+    let catalog_ms = state.service.load().catalog.as_secs_f64() * 1000.0;
     let ms = |x: f64| (x * 10.0).round() / 10.0;
     Json(json!({
         "success": true,
@@ -66,19 +72,19 @@ pub(crate) async fn catalog_status(State(state): State<AppState>) -> Json<Value>
                 "tool_types": catalog.tool_types(),
             },
             "load": {
-                "loaded_at": state.load.finished_at,
+                "loaded_at": state.service.load().finished_at,
                 "catalog_ms": ms(catalog_ms),
                 "index_ms": ms(index_ms),
                 "total_ms": ms(catalog_ms + index_ms),
             },
             "model": {
-                "files_present": state.models.present,
-                "missing": state.models.missing,
+                "files_present": state.service.models().present,
+                "missing": state.service.models().missing,
                 "semantic_search": semantic(&state),
             },
             "search": {
                 "modes_available": search_modes(&state),
-                "default_mode": state.config.search.default_search_mode,
+                "default_mode": state.service.config().search.default_search_mode,
             },
         },
     }))

@@ -1,14 +1,11 @@
-//! `POST /tools/call/{toolName}`: runs one of the 13 research tools. The handler only
-//! resolves the tool, checks the body's shape and hands the queries to the executor; every
-//! query's validation, resilience and redaction happen there, the same for every transport.
-//! A well-formed call answers 200 when any query produced an answer; when all failed, the
-//! results come back with the first failure's status, so a client that reads only the
-//! status still learns what went wrong.
+//! `POST /tools/call/{toolName}`: runs one of the 13 research tools through
+//! `Service::call_tool`. A well-formed call answers 200 when any query produced an answer;
+//! when all failed, the results come back with the first failure's status, so a client that
+//! reads only the status still learns what went wrong.
 
 use super::envelope::ApiError;
 use super::json::JsonBody;
 use super::AppState;
-use crate::exec::Executor;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -19,13 +16,11 @@ pub(crate) async fn call(
     Path(tool_name): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let op = "tools.call";
-    let tool = state
-        .executor
-        .resolve(&tool_name)
-        .map_err(|e| ApiError::new(op, e))?;
-    let queries = Executor::queries(&body).map_err(|e| ApiError::new(op, e))?;
-    let result = state.executor.call(tool, queries).await;
+    let result = state
+        .service
+        .call_tool(&tool_name, &body)
+        .await
+        .map_err(|e| ApiError::new("tools.call", e))?;
     let status =
         StatusCode::from_u16(result.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     Ok((status, Json(result.to_json())).into_response())

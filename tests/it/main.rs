@@ -9,6 +9,7 @@ mod candidates;
 mod catalog_expectations;
 mod catalog_validate;
 mod compare;
+mod doors;
 mod eval;
 mod formats;
 mod http_api;

@@ -111,25 +111,14 @@ impl RecommendationRequest {
                 message: "expected a task in words, found only whitespace".into(),
             });
         }
-        let known = catalog.categories();
-        let names: Vec<&str> = known.keys().copied().collect();
         let prefs = &req.user_preferences;
         for (key, list) in [
             ("preferred_categories", &prefs.preferred_categories),
             ("avoid_categories", &prefs.avoid_categories),
         ] {
             for (i, c) in list.iter().enumerate() {
-                if !known.contains_key(c.as_str()) {
-                    let mut message =
-                        format!("expected one of {}, found \"{c}\"", names.join(", "));
-                    if let Some(best) = crate::catalog::suggest(c, names.iter().copied()).first() {
-                        message.push_str(&format!("; did you mean \"{best}\"?"));
-                    }
-                    violations.push(Violation {
-                        pointer: format!("/user_preferences/{key}/{i}"),
-                        message,
-                    });
-                }
+                let pointer = format!("/user_preferences/{key}/{i}");
+                violations.extend(catalog.check_category(c, &pointer));
             }
         }
         for (i, c) in prefs.preferred_categories.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! Recall@5, NDCG@5, MRR@10 per mode beside the naive baseline, or search against recommend
 //! on multi-tool queries), or on the whole development suite (`--suite`), tune or test halves.
 
-use crate::load_embedder;
+use super::common::{bad_argument, load_embedder};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +10,7 @@ use toolscout::config::Config;
 use toolscout::engine::SearchMode;
 use toolscout::eval::suite::{self, Half};
 use toolscout::eval::{self as ev, EvalQuery, ModeReport};
+use toolscout::Error;
 
 #[derive(Args)]
 pub(crate) struct EvalArgs {
@@ -73,12 +74,15 @@ enum EvalMode {
     Multi,
 }
 
-pub(crate) fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
     if let Some(manifest) = &args.suite {
         return eval_suite(config, manifest, &args);
     }
     let (Some(tools_path), Some(queries_path)) = (&args.tools, &args.queries) else {
-        anyhow::bail!("--tools and --queries are required without --suite");
+        return Err(bad_argument(
+            "/--tools",
+            "expected --tools and --queries, or --suite".into(),
+        ));
     };
     let tools = ev::read_tools(tools_path)?;
     let queries: Vec<EvalQuery> = ev::read_jsonl(queries_path)?;
@@ -91,7 +95,9 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> 
         Err("keyword only".into())
     };
     if let (true, Err(reason)) = (needs_model, &embedder) {
-        anyhow::bail!("semantic modes and the baseline need the embedding model: {reason}");
+        return Err(Error::ModelUnavailable {
+            reason: format!("semantic modes and the baseline need it: {reason}"),
+        });
     }
     let build = std::time::Instant::now();
     let baseline = match (&embedder, args.mode) {
@@ -110,7 +116,7 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> 
     if args.mode == EvalMode::Multi {
         let report = ev::run_multi(&engine, &queries)?;
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
+            println!("{}", pretty(&report)?);
         } else {
             print!("{}", ev::render_multi(&report));
         }
@@ -135,7 +141,7 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> anyhow::Result<ExitCode> 
         reports.push(ev::run(&engine, &queries, *mode)?);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        println!("{}", pretty(&reports)?);
     } else {
         print!("{}", ev::render(&reports));
     }
@@ -147,13 +153,14 @@ fn eval_suite(
     config: &Config,
     manifest_path: &std::path::Path,
     args: &EvalArgs,
-) -> anyhow::Result<ExitCode> {
+) -> Result<ExitCode, Error> {
     let manifest = suite::read_manifest(manifest_path)?;
     let base = manifest_path
         .parent()
         .unwrap_or_else(|| std::path::Path::new("."));
-    let embedder = load_embedder(config)
-        .map_err(|reason| anyhow::anyhow!("the suite needs the embedding model: {reason}"))?;
+    let embedder = load_embedder(config).map_err(|reason| Error::ModelUnavailable {
+        reason: format!("the suite needs it: {reason}"),
+    })?;
     let mut reports = Vec::new();
     for spec in &manifest.sets {
         let mut spec = spec.clone();
@@ -171,9 +178,14 @@ fn eval_suite(
         eprintln!("{}: {:.1}s", spec.name, start.elapsed().as_secs_f64());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        println!("{}", pretty(&reports)?);
     } else {
         print!("{}", suite::render(&reports));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A report as indented JSON.
+fn pretty<T: serde::Serialize>(report: &T) -> Result<String, Error> {
+    serde_json::to_string_pretty(report).map_err(|e| Error::Internal(e.to_string()))
 }

@@ -1,14 +1,14 @@
-//! `toolscout compare <tool> <tool>...`: the CLI door to `Engine::compare`; it builds the same
-//! JSON body as `POST /compare`, so errors read the same through both.
+//! `toolscout compare <tool> <tool>...`: the CLI door to `Service::compare`; it builds the
+//! same JSON body as `POST /compare`, so answers and errors read the same through both.
 
-use crate::{build_engine, emit, load_embedder, print_error, OutputFormat};
+use super::common::{emit, open_service, runtime, Model, OutputFormat};
 use clap::{Args, ValueEnum};
+use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use toolscout::catalog::Catalog;
 use toolscout::config::Config;
-use toolscout::engine::ComparisonRequest;
+use toolscout::format::{render_compare, ResponseFormat};
+use toolscout::Error;
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {
@@ -54,49 +54,29 @@ impl CompareDetailArg {
     }
 }
 
-pub(crate) fn compare(config: &Config, args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let catalog = match Catalog::load(&config.catalog_dir) {
-        Ok((catalog, _)) => Arc::new(catalog),
-        Err(e) => return Err(toolscout::Error::from(e).into()),
-    };
-    // The same JSON body POST /compare takes, so a mistake reads the same through both doors.
-    let mut body = serde_json::json!({
+pub(crate) fn compare(config: &Config, args: CompareArgs) -> Result<ExitCode, Error> {
+    // The same JSON body `POST /compare` takes, so a mistake reads the same through both doors.
+    let mut body = json!({
         "tool_ids": args.tools,
         "detail_level": args.detail.as_str(),
+        "response_format": ResponseFormat::from(args.format),
     });
     if let Some(criteria) = args.criteria {
-        body["comparison_criteria"] = serde_json::json!(criteria);
+        body["comparison_criteria"] = json!(criteria);
     }
-    if let Some(context) = args.context {
-        body["comparison_context"] = serde_json::json!(context);
-    }
+    let model = match &args.context {
+        Some(context) => {
+            body["comparison_context"] = json!(context);
+            Model::Load
+        }
+        // The model only measures fit to a context; without one, do not pay for loading it.
+        None => Model::Skip("no comparison context"),
+    };
     if args.no_guidance {
-        body["include_decision_guidance"] = serde_json::json!(false);
+        body["include_decision_guidance"] = json!(false);
     }
-    let req = match ComparisonRequest::from_json(&body, &catalog) {
-        Ok(r) => r,
-        Err(e) => {
-            print_error(&e);
-            return Ok(ExitCode::from(2));
-        }
-    };
-    // The model only measures fit to a context; without one, do not pay for loading it.
-    let embedder = if req.comparison_context.is_some() {
-        load_embedder(config)
-    } else {
-        Err("no comparison context".to_string())
-    };
-    let engine = build_engine(config, catalog, embedder)?;
-    let response = match engine.compare(&req) {
-        Ok(r) => r,
-        Err(e) => {
-            print_error(&e);
-            return Ok(ExitCode::from(1));
-        }
-    };
-    emit(&toolscout::format::render_compare(
-        &response,
-        args.format.into(),
-    )?);
+    let service = open_service(config, model)?;
+    let answer = runtime()?.block_on(service.compare(&body))?;
+    emit(&render_compare(&answer.response, answer.presentation)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,14 +1,15 @@
-//! `toolscout search "<query>"`: the CLI door to `Engine::search`, with the same validation
-//! and rendering as `POST /search`.
+//! `toolscout search "<query>"`: the CLI door to `Service::search`. The flags become the body
+//! `POST /search` takes, so validation, answer and rendering are the same.
 
-use crate::{build_engine, emit, engine_error, load_embedder, print_error, PresentationArgs};
+use super::common::{emit, open_service, runtime, Model, PresentationArgs};
 use clap::{Args, ValueEnum};
+use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use toolscout::catalog::Catalog;
 use toolscout::config::Config;
-use toolscout::engine::{SearchMode, SearchRequest};
+use toolscout::engine::SearchMode;
+use toolscout::format::render_search;
+use toolscout::Error;
 
 #[derive(Args)]
 pub(crate) struct SearchArgs {
@@ -56,38 +57,32 @@ impl From<ModeArg> for SearchMode {
     }
 }
 
-pub(crate) fn search(config: &Config, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    let catalog = match Catalog::load(&config.catalog_dir) {
-        Ok((catalog, _)) => catalog,
-        Err(e) => return Err(toolscout::Error::from(e).into()),
-    };
-    let catalog = Arc::new(catalog);
-    let mut req = SearchRequest::new(args.query);
-    req.search_mode = args.mode.map(Into::into);
-    req.max_results = args.k;
-    req.category = args.category;
-    req.runnable_only = args.runnable_only;
-    req.context = args.context;
-    req.include_examples = args.examples;
-    let req = match req.validated(&catalog) {
-        Ok(r) => r,
-        Err(e) => {
-            print_error(&e);
-            return Ok(ExitCode::from(2));
-        }
-    };
+pub(crate) fn search(config: &Config, args: SearchArgs) -> Result<ExitCode, Error> {
+    // The same JSON body `POST /search` takes, so a mistake reads the same through both.
+    let mut body = json!({ "query": args.query, "max_results": args.k });
+    if let Some(mode) = args.mode {
+        body["search_mode"] = json!(SearchMode::from(mode));
+    }
+    if let Some(category) = args.category {
+        body["category"] = json!(category);
+    }
+    if let Some(context) = args.context {
+        body["context"] = json!(context);
+    }
+    if args.runnable_only {
+        body["runnable_only"] = json!(true);
+    }
+    if args.examples {
+        body["include_examples"] = json!(true);
+    }
+    args.presentation.add_to(&mut body);
     // Keyword mode needs no model; do not pay for loading one.
-    let embedder = if req.search_mode == Some(SearchMode::Keyword) {
-        Err("keyword mode requested".to_string())
-    } else {
-        load_embedder(config)
+    let model = match args.mode {
+        Some(ModeArg::Keyword) => Model::Skip("keyword mode requested"),
+        _ => Model::Load,
     };
-    let engine = build_engine(config, catalog, embedder)?;
-    let response = match engine.search(&req) {
-        Ok(r) => r,
-        Err(e) => return Ok(engine_error(&e)),
-    };
-    let presentation = (&args.presentation).into();
-    emit(&toolscout::format::render_search(&response, presentation)?);
+    let service = open_service(config, model)?;
+    let answer = runtime()?.block_on(service.search(&body))?;
+    emit(&render_search(&answer.response, answer.presentation)?);
     Ok(ExitCode::SUCCESS)
 }

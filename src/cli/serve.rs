@@ -1,0 +1,132 @@
+//! `toolscout serve`: opens the service over the configured catalog and serves the HTTP API
+//! until SIGINT or SIGTERM, finishing in-flight requests first.
+
+use super::common::{open_service, runtime, Model};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use toolscout::config::{Config, Overrides};
+use toolscout::http::{app, AppState};
+use toolscout::Error;
+
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on; a non-loopback address needs --auth-token (env TOOLSCOUT_ADDR)
+    #[arg(long, value_name = "HOST:PORT")]
+    pub(crate) addr: Option<String>,
+    /// Directory with the embedding model and ONNX Runtime (env TOOLSCOUT_MODELS_DIR)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) models: Option<PathBuf>,
+    /// Bearer token required on every route but /health (env TOOLSCOUT_AUTH_TOKEN)
+    #[arg(long, value_name = "TOKEN")]
+    pub(crate) auth_token: Option<String>,
+    /// Largest accepted request body in bytes (env TOOLSCOUT_MAX_BODY_BYTES)
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_body_bytes: Option<usize>,
+    /// Directory for the JSON-lines request and error logs; "" turns them off
+    /// (default ~/.toolscout/logs; env TOOLSCOUT_LOG_DIR)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) log_dir: Option<PathBuf>,
+    /// Directory of the catalog vector cache; empty turns it off (env TOOLSCOUT_CACHE_DIR)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cache_dir: Option<PathBuf>,
+    /// Origins browsers may call the API from, comma-separated, or * for any (CORS is off
+    /// by default; env TOOLSCOUT_CORS_ORIGINS)
+    #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
+    pub(crate) cors_origins: Option<Vec<String>>,
+    /// Print the effective configuration, with where each value came from, and exit
+    #[arg(long)]
+    pub(crate) print_config: bool,
+}
+
+pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Error> {
+    flags.addr = args.addr;
+    flags.models_dir = args.models;
+    flags.auth_token = args.auth_token;
+    flags.max_body_bytes = args.max_body_bytes;
+    flags.log_dir = args.log_dir;
+    flags.cache_dir = args.cache_dir;
+    flags.cors_origins = args.cors_origins;
+    let config = Config::load(&flags)?;
+    if args.print_config {
+        print!("{}", config.to_toml());
+        return Ok(ExitCode::SUCCESS);
+    }
+    init_logging(&config.log_level);
+    // The model is optional: without it the server answers keyword searches and says why.
+    let service = match open_service(&config, Model::Load) {
+        Err(e @ Error::CatalogInvalid { .. }) => {
+            eprintln!("toolscout: refusing to start on an invalid catalog");
+            return Err(e);
+        }
+        other => other?,
+    };
+    tracing::info!(
+        build_ms = service.engine().snapshot().build_time.as_millis() as u64,
+        semantic = ?service.engine().snapshot().semantic_status,
+        "indexes built"
+    );
+    runtime()?.block_on(listen(config, service))
+}
+
+async fn listen(config: Config, service: toolscout::service::Service) -> Result<ExitCode, Error> {
+    let addr = config.addr;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        Error::Config(format!(
+            "addr: cannot listen on {addr}: {e} (is another server using the port? try --addr)"
+        ))
+    })?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Error::Internal(format!("no local address: {e}")))?;
+    let state = AppState::new(service);
+    tracing::info!(
+        addr = %local,
+        tools = state.service.catalog().len(),
+        catalog_version = state.service.catalog().version(),
+        models_present = state.service.models().present,
+        log_dir = ?state.log_dir(),
+        cors = ?config.cors_origins,
+        "toolscout listening"
+    );
+    // Tests and scripts read this line to learn the port when binding to port 0.
+    println!("listening on http://{local}");
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| Error::Internal(format!("the server stopped: {e}")))?;
+    tracing::info!("shut down cleanly");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on SIGINT or SIGTERM; in-flight requests then finish before the server exits.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutdown signal received; finishing in-flight requests");
+}
+
+fn init_logging(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,182 @@
+//! The one service behind every door. `Service` owns the live catalog snapshot (through the
+//! engine), the engine and its caches, and the executor, and offers one method per use case:
+//! search, recommend, compare, list, describe and run tools. HTTP handlers and CLI commands
+//! parse their input into the same JSON request body, make one call here and render what
+//! comes back, so the same request gives the same answer and the same error text through
+//! every door. CPU work (ranking, embedding) runs off the async runtime.
+
+mod tools;
+
+pub use tools::{ToolPage, ToolSummary, MAX_PER_PAGE};
+
+use crate::catalog::{Catalog, ToolRecord};
+use crate::config::Config;
+use crate::embed::{Embedder, ModelStatus};
+use crate::engine::{
+    ComparisonRequest, ComparisonResponse, Engine, RecommendationRequest, RecommendationResponse,
+    SearchRequest, SearchResponse,
+};
+use crate::error::{Error, Result};
+use crate::exec::{CallResult, Executor};
+use crate::format::{compare_response_format, Presentation, ResponseFormat};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How the served catalog was loaded: when it was ready, and how long reading and validating
+/// it took (the index build time is the snapshot's own).
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    /// RFC 3339 time at which the catalog and its indexes were ready.
+    pub finished_at: String,
+    pub catalog: Duration,
+}
+
+/// An answer and how its request asked to see it.
+#[derive(Debug, Clone)]
+pub struct Answer<T, P = Presentation> {
+    pub response: T,
+    pub presentation: P,
+}
+
+/// The engine, the executor and what the service reports about itself; cheap to share.
+pub struct Service {
+    config: Config,
+    engine: Arc<Engine>,
+    executor: Executor,
+    models: ModelStatus,
+    started: Instant,
+    load: LoadReport,
+}
+
+impl Service {
+    /// A service over `catalog`: builds the indexes (with the configured vector cache) and
+    /// the executor. Fails only when the indexes cannot be built or a runnable tool's input
+    /// schema does not compile.
+    pub fn new(
+        config: Config,
+        catalog: Arc<Catalog>,
+        embedder: std::result::Result<Arc<dyn Embedder>, String>,
+        load: LoadReport,
+    ) -> Result<Service> {
+        let engine = Engine::build_cached(
+            catalog,
+            embedder,
+            config.search.clone(),
+            config.cache_dir.as_deref(),
+        )?;
+        Service::with_engine(config, engine, load)
+    }
+
+    /// A service over an engine already built.
+    pub fn with_engine(config: Config, engine: Engine, load: LoadReport) -> Result<Service> {
+        let executor = Executor::new(config.exec.clone(), engine.catalog())?;
+        Ok(Service {
+            models: ModelStatus::inspect(&config.models_dir),
+            config,
+            engine: Arc::new(engine),
+            executor,
+            started: Instant::now(),
+            load,
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.engine.snapshot().catalog
+    }
+
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    pub fn models(&self) -> &ModelStatus {
+        &self.models
+    }
+
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    pub fn load(&self) -> &LoadReport {
+        &self.load
+    }
+
+    /// Search (seed 002 `SearchRequest` as JSON, with `response_format` and `detail_level`).
+    pub async fn search(&self, body: &Value) -> Result<Answer<SearchResponse>> {
+        let req = SearchRequest::from_json(body, self.catalog())?;
+        let presentation = Presentation::from_body(body)?;
+        let engine = self.engine.clone();
+        let response = off_runtime("search", move || engine.search_counted(&req)).await?;
+        Ok(Answer {
+            response,
+            presentation,
+        })
+    }
+
+    /// Recommend (seed 003 `RecommendationRequest` as JSON).
+    pub async fn recommend(&self, body: &Value) -> Result<Answer<RecommendationResponse>> {
+        let req = RecommendationRequest::from_json(body, self.catalog())?;
+        let presentation = Presentation::from_body(body)?;
+        let engine = self.engine.clone();
+        let response = off_runtime("recommend", move || engine.recommend(&req)).await?;
+        Ok(Answer {
+            response,
+            presentation,
+        })
+    }
+
+    /// Compare (seed 004 `ComparisonRequest` as JSON).
+    pub async fn compare(
+        &self,
+        body: &Value,
+    ) -> Result<Answer<ComparisonResponse, ResponseFormat>> {
+        let req = ComparisonRequest::from_json(body, self.catalog())?;
+        let presentation = compare_response_format(body)?;
+        let engine = self.engine.clone();
+        let response = off_runtime("compare", move || engine.compare(&req)).await?;
+        Ok(Answer {
+            response,
+            presentation,
+        })
+    }
+
+    /// Runs a tool toolscout runs itself, by its execution name, on the queries of `body`
+    /// (`{"queries": [...]}`); each query is validated, run and redacted by the executor.
+    pub async fn call_tool(&self, name: &str, body: &Value) -> Result<CallResult> {
+        let tool = self.executor.resolve(name)?;
+        let queries = Executor::queries(body)?;
+        Ok(self.executor.call(tool, queries).await)
+    }
+
+    /// The tools toolscout runs itself, in octocode's order, by their execution names.
+    pub fn runnable_tools(&self) -> Vec<(&'static str, &ToolRecord)> {
+        self.executor
+            .tools()
+            .into_iter()
+            .filter_map(|tool| {
+                self.catalog()
+                    .executable()
+                    .find(|t| t.execution.as_ref().is_some_and(|e| e.name == tool.name()))
+                    .map(|t| (tool.name(), t))
+            })
+            .collect()
+    }
+}
+
+/// Runs CPU work on the blocking pool; a task that dies is an internal error, never a hang.
+async fn off_runtime<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::Internal(format!("{what} task failed: {e}")))?
+}
