@@ -40,8 +40,11 @@ pub struct SearchConfig {
     /// How much a request's `context` shifts scores (0 ignores context).
     pub context_weight: f64,
     pub cache_enabled: bool,
-    /// Cached responses at most.
+    /// Cached query vectors at most.
     pub cache_size: u64,
+    /// Bytes the answer caches may hold in all: half for the engine's responses, half for
+    /// answers rendered as a door sends them. One detailed answer of 10 hits is about 50 KB.
+    pub cache_max_bytes: u64,
     /// Seconds a cached response lives.
     pub cache_ttl: u64,
     /// `recent_only` keeps tools updated within this many days.
@@ -65,6 +68,7 @@ impl Default for SearchConfig {
             context_weight: 0.2,
             cache_enabled: true,
             cache_size: 10_000,
+            cache_max_bytes: 64 * 1024 * 1024,
             cache_ttl: 300,
             recent_days: 180,
             enable_query_suggestions: true,

@@ -74,6 +74,9 @@ struct CacheLookups {
 pub struct CacheStats {
     pub enabled: bool,
     pub entries: u64,
+    /// What the held responses weigh (their size as JSON), against half of
+    /// `cache_max_bytes`.
+    pub bytes: u64,
     pub hits: u64,
     pub misses: u64,
     /// hits / (hits + misses), or `None` before the first counted search.
@@ -123,11 +126,16 @@ impl Engine {
     }
 
     pub fn with_snapshot(snapshot: Arc<Snapshot>, config: SearchConfig) -> Engine {
+        // Bounded in bytes: a detailed answer weighs tens of kilobytes, so a count of entries
+        // says little about memory.
         let responses = moka::sync::Cache::builder()
             .max_capacity(if config.cache_enabled {
-                config.cache_size
+                config.cache_max_bytes / 2
             } else {
                 0
+            })
+            .weigher(|key: &String, response: &Arc<SearchResponse>| {
+                weight(key.len() as u64 + response.approx_bytes())
             })
             .time_to_live(Duration::from_secs(config.cache_ttl.max(1)))
             .build();
@@ -168,6 +176,12 @@ impl Engine {
         &self.config
     }
 
+    /// Counts a search answered from a cache in front of the engine (the service's rendered
+    /// answers) as a response-cache hit, so `/health` reports every cached answer.
+    pub fn count_cache_hit(&self) {
+        self.cache_lookups.hits.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Responses currently held in the response cache.
     pub fn cache_entries(&self) -> u64 {
         self.responses.entry_count()
@@ -198,6 +212,7 @@ impl Engine {
         CacheStats {
             enabled: self.config.cache_enabled,
             entries: self.responses.entry_count(),
+            bytes: self.responses.weighted_size(),
             hits,
             misses,
             hit_rate: (total > 0).then(|| hits as f64 / total as f64),
@@ -289,4 +304,9 @@ impl Engine {
         }
         Ok(Some(v))
     }
+}
+
+/// A cache weight in moka's 32 bits, saturating.
+pub(crate) fn weight(bytes: u64) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }

@@ -95,3 +95,24 @@ pub struct PerformanceInfo {
     pub popularity_score: f64,
     pub executable: bool,
 }
+
+impl SearchResponse {
+    /// The response's size as JSON: within a small factor of what a cached copy holds in
+    /// memory, and what a cache weighs it by.
+    pub fn approx_bytes(&self) -> u64 {
+        struct Count(u64);
+        impl std::io::Write for Count {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0 += bytes.len() as u64;
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        // Serialising plain data cannot fail; a failure would only make the weight small.
+        let _ = serde_json::to_writer(&mut count, self);
+        count.0
+    }
+}

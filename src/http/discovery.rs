@@ -7,7 +7,7 @@ use super::json::JsonBody;
 use super::query::{self, QueryPairs};
 use super::AppState;
 use crate::error::Violation;
-use crate::format::{render_recommend, render_search, Rendered};
+use crate::format::{render_recommend, Rendered};
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -31,15 +31,16 @@ pub(crate) async fn search_get(
 }
 
 async fn run_search(state: AppState, body: Value) -> Result<Response, ApiError> {
-    let op = "search";
-    let answer = state
+    let rendition = state
         .service
-        .search(&body)
+        .search_rendered(&body)
         .await
-        .map_err(|e| ApiError::new(op, e))?;
-    let rendered =
-        render_search(&answer.response, answer.presentation).map_err(|e| ApiError::new(op, e))?;
-    Ok(rendered_response(rendered))
+        .map_err(|e| ApiError::new("search", e))?;
+    Ok((
+        [(header::CONTENT_TYPE, rendition.content_type)],
+        rendition.body.clone(),
+    )
+        .into_response())
 }
 
 /// `POST /recommend`: one call on the service, rendered.

@@ -5,8 +5,10 @@
 //! comes back, so the same request gives the same answer and the same error text through
 //! every door. CPU work (ranking, embedding) runs off the async runtime.
 
+mod rendered;
 mod tools;
 
+pub use rendered::Rendition;
 pub use tools::{ToolPage, ToolSummary, MAX_PER_PAGE};
 
 use crate::catalog::{Catalog, ToolRecord};
@@ -47,6 +49,8 @@ pub struct Service {
     models: ModelStatus,
     started: Instant,
     load: LoadReport,
+    /// Search answers as sent; the other half of the configured cache budget.
+    rendered: rendered::RenderedCache,
 }
 
 impl Service {
@@ -71,7 +75,15 @@ impl Service {
     /// A service over an engine already built.
     pub fn with_engine(config: Config, engine: Engine, load: LoadReport) -> Result<Service> {
         let executor = Executor::new(config.exec.clone(), engine.catalog())?;
+        let search = &config.search;
+        let budget = if search.cache_enabled {
+            search.cache_max_bytes / 2
+        } else {
+            0
+        };
+        let rendered = rendered::cache(budget, Duration::from_secs(search.cache_ttl.max(1)));
         Ok(Service {
+            rendered,
             models: ModelStatus::inspect(&config.models_dir),
             config,
             engine: Arc::new(engine),

@@ -298,3 +298,25 @@ async fn health_reports_the_cache_hit_rate() {
     assert!(after.body["uptime_seconds"].is_u64());
     assert_eq!(after.body["catalog"]["version"].as_str().unwrap().len(), 16);
 }
+
+#[tokio::test]
+async fn answer_caches_stay_within_their_byte_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, "[search]\ncache_max_bytes = 200000\n").unwrap();
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    for i in 0..30 {
+        let body = format!(r#"{{"query": "read files of project {i}", "max_results": 50}}"#);
+        let a = crate::client::post_json(&server, "/search", body).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+    let health = get(&server, "/health").await;
+    let cache = &health.body["cache"];
+    let bytes = cache["bytes"].as_u64().unwrap();
+    assert!(
+        bytes <= 100_000,
+        "responses weigh {bytes} against a 100,000 budget"
+    );
+    assert!(bytes > 0, "{cache}");
+    assert_eq!(cache["misses"], 30);
+}

@@ -101,8 +101,8 @@ pub(super) fn schemas() -> Value {
             "catalog": obj(&["size", "version", "categories"], json!({ "size": i, "version": s, "categories": i })),
             "models": obj(&["files_present", "missing"], json!({ "files_present": b, "missing": strings })),
             "semantic_search": semantic, "search_modes": strings,
-            "cache": obj(&["enabled", "entries", "hits", "misses", "hit_rate"], json!({
-                "enabled": b, "entries": i, "hits": i, "misses": i, "hit_rate": { "type": ["number", "null"] } })),
+            "cache": obj(&["enabled", "entries", "bytes", "hits", "misses", "hit_rate"], json!({
+                "enabled": b, "entries": i, "bytes": i, "hits": i, "misses": i, "hit_rate": { "type": ["number", "null"] } })),
             "tools": obj(&["runnable"], json!({ "runnable": i })),
             "circuits": { "type": "object", "description": "Every circuit breaker used so far, by name (github:search, local, ...)",
                 "additionalProperties": obj(&["state", "failures", "isHealthy"], json!({
