@@ -33,4 +33,7 @@ pub mod rank;
 pub mod schema;
 pub mod time;
 
+#[cfg(test)]
+pub(crate) mod hostile_text;
+
 pub use error::{Error, Result};
