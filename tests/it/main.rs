@@ -12,6 +12,7 @@ mod catalog_validate_more;
 mod compare;
 mod eval;
 mod formats;
+mod hostile_inputs;
 mod http_api;
 mod http_inputs;
 mod http_ops;
