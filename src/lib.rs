@@ -41,6 +41,8 @@ pub mod service;
 pub mod time;
 
 #[cfg(test)]
+pub(crate) mod hostile_text;
+#[cfg(test)]
 mod layers;
 
 pub use error::{Error, Result};

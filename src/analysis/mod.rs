@@ -366,6 +366,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_text_analyses_at_character_boundaries(text in crate::hostile_text::text()) {
+            let a = QueryAnalysis::of(&text);
+            let spans = a.entities.iter().map(|e| &e.span).chain(&a.negated).chain(&a.quoted);
+            for r in spans {
+                proptest::prop_assert!(text.get(r.clone()).is_some(), "{r:?}");
+            }
+            let every = [EntityKind::Repository, EntityKind::Path, EntityKind::Issue, EntityKind::Url];
+            let _ = a.masked(&text, &every, true);
+            let _ = a.kinds();
+            let _ = ecosystem_named(&text);
+        }
+    }
+
     #[test]
     fn any_text_is_safe() {
         for text in [

@@ -434,4 +434,17 @@ mod tests {
         assert_eq!(chunk_sentences("", 6), Vec::<String>::new());
         assert_eq!(chunk_sentences("v1.2 is out", 6), ["v1.2 is out"]);
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        /// Catalog text arrives in `POST /catalog/validate` bodies: any of it is split.
+        #[test]
+        fn hostile_text_chunks_and_splits(text in crate::hostile_text::text(), max in 1usize..20) {
+            for chunk in chunk_sentences(&text, max) {
+                proptest::prop_assert!(!chunk.trim().is_empty());
+            }
+            let _ = split_identifier(&text);
+        }
+    }
 }

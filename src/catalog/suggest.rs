@@ -58,4 +58,14 @@ mod tests {
         assert_eq!(suggest("gitgrep", c)[0], "git_grep");
         assert!(suggest("kubernetes", c).is_empty());
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_names_normalise_and_suggest(name in crate::hostile_text::short_text()) {
+            let _ = normalize_name(&name);
+            let _ = suggest(&name, ["ripgrep", "github_search_code", "fd_find"]);
+        }
+    }
 }

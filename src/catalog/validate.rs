@@ -181,12 +181,16 @@ fn check_documents<'a>(
     known_ids: &BTreeSet<&str>,
     out: &mut Validation,
 ) {
+    let mut all_refs = Vec::new();
     for (origin, value) in documents {
         if let Some(tool) = check_value(origin, value, out) {
             out.tools.push((origin.label.to_string(), tool));
         }
+        // Read from the raw value, so a document that fails the schema still has its ids,
+        // names and references checked: one run shows a maintainer everything to fix.
+        all_refs.push(refs_of(origin.label, value));
     }
-    cross_check(out, known_ids);
+    cross_check(&all_refs, known_ids, out);
     out.diagnostics.sort_by(|a, b| {
         (a.file.as_str(), a.severity, a.pointer.as_str(), a.code).cmp(&(
             b.file.as_str(),
@@ -296,71 +300,118 @@ fn check_value(source: Origin<'_>, value: &Value, out: &mut Validation) -> Optio
     Some(tool)
 }
 
-/// Checks across files: unique ids and names, relations that resolve (to another document,
-/// or to one of `known_ids`).
-fn cross_check(out: &mut Validation, known_ids: &BTreeSet<&str>) {
+/// What the cross-document checks read of one document, taken from its raw JSON value
+/// (strings where strings belong, anything else skipped) rather than from a parsed record.
+struct Refs<'a> {
+    file: &'a str,
+    tool_id: Option<&'a str>,
+    /// `(pointer, name)` of the name, then of each alias.
+    names: Vec<(String, &'a str)>,
+    /// `(pointer, id)` of each relation, then of each usage-pattern step.
+    refs: Vec<(String, &'a str)>,
+}
+
+/// The fields of a tool document that name tools.
+const RELATION_FIELDS: &[&str] = &["similar_tools", "complementary_tools", "prerequisite_tools"];
+
+fn refs_of<'a>(file: &'a str, value: &'a Value) -> Refs<'a> {
+    let strings = |v: Option<&'a Value>| -> Vec<(usize, &'a str)> {
+        v.and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_str().map(|s| (i, s)))
+            .collect()
+    };
+    let mut names: Vec<(String, &str)> = value
+        .get("name")
+        .and_then(Value::as_str)
+        .map(|n| ("/name".to_string(), n))
+        .into_iter()
+        .collect();
+    names.extend(
+        strings(value.get("aliases"))
+            .into_iter()
+            .map(|(i, a)| (format!("/aliases/{i}"), a)),
+    );
+    let mut refs = Vec::new();
+    for field in RELATION_FIELDS {
+        refs.extend(
+            strings(value.get(*field))
+                .into_iter()
+                .map(|(i, id)| (format!("/{field}/{i}"), id)),
+        );
+    }
+    let patterns = value.get("usage_patterns").and_then(Value::as_array);
+    for (i, p) in patterns.into_iter().flatten().enumerate() {
+        refs.extend(
+            strings(p.get("tool_sequence"))
+                .into_iter()
+                .map(|(j, id)| (format!("/usage_patterns/{i}/tool_sequence/{j}"), id)),
+        );
+    }
+    Refs {
+        file,
+        tool_id: value.get("tool_id").and_then(Value::as_str),
+        names,
+        refs,
+    }
+}
+
+/// Checks across documents: unique ids and names, relations that resolve (to another
+/// document, or to one of `known_ids`).
+fn cross_check(docs: &[Refs<'_>], known_ids: &BTreeSet<&str>, out: &mut Validation) {
     let mut by_id: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut by_name: HashMap<String, (&str, &str)> = HashMap::new();
-    let mut found = Vec::new();
-    for (file, tool) in &out.tools {
-        if let Some(first) = by_id.insert(tool.tool_id.as_str(), file.as_str()) {
-            found.push((
-                file.clone(),
-                "/tool_id".to_string(),
-                "duplicate_id",
-                format!(
-                    "expected a unique tool_id, found \"{}\" already used by {first}",
-                    tool.tool_id
-                ),
-            ));
-            by_id.insert(tool.tool_id.as_str(), first);
-        }
-        for (k, name) in tool.names().enumerate() {
-            let key = normalize_name(name);
-            let pointer = if k == 0 {
-                "/name".to_string()
+    // A name's first holder: (file, tool_id, the name as written).
+    let mut by_name: HashMap<String, (&str, Option<&str>, &str)> = HashMap::new();
+    for doc in docs {
+        if let Some(id) = doc.tool_id {
+            if let Some(first) = by_id.get(id) {
+                let msg =
+                    format!("expected a unique tool_id, found \"{id}\" already used by {first}");
+                out.push(doc.file, "/tool_id", Severity::Error, "duplicate_id", msg);
             } else {
-                format!("/aliases/{}", k - 1)
-            };
+                by_id.insert(id, doc.file);
+            }
+        }
+        for (pointer, name) in &doc.names {
+            let key = normalize_name(name);
             match by_name.get(&key) {
-                Some((other_id, other_name)) if *other_id != tool.tool_id => {
-                    found.push((file.clone(), pointer, "duplicate_name", format!(
-                        "expected a name unique across the catalog (ignoring case and separators), found \"{name}\" clashing with \"{other_name}\" of tool \"{other_id}\""
-                    )));
+                // A tool's own name and aliases may agree; a document without a tool_id
+                // is only itself.
+                Some((other_file, other_id, other_name))
+                    if *other_id != doc.tool_id
+                        || (other_id.is_none() && *other_file != doc.file) =>
+                {
+                    let other = other_id.unwrap_or("(no tool_id)");
+                    out.push(doc.file, pointer.as_str(), Severity::Error, "duplicate_name", format!(
+                        "expected a name unique across the catalog (ignoring case and separators), found \"{name}\" clashing with \"{other_name}\" of tool \"{other}\""
+                    ));
                 }
                 _ => {
-                    by_name.insert(key, (tool.tool_id.as_str(), name));
+                    by_name.insert(key, (doc.file, doc.tool_id, name));
                 }
             }
         }
     }
-    for (file, tool) in &out.tools {
-        let mut refs: Vec<(String, &str)> = tool
-            .relations()
-            .map(|(field, i, id)| (format!("/{field}/{i}"), id))
-            .collect();
-        for (i, p) in tool.usage_patterns.iter().enumerate() {
-            refs.extend(p.tool_sequence.iter().enumerate().map(|(j, id)| {
-                (
-                    format!("/usage_patterns/{i}/tool_sequence/{j}"),
-                    id.as_str(),
-                )
-            }));
-        }
-        for (pointer, id) in refs {
-            if id != tool.tool_id && !by_id.contains_key(id) && !known_ids.contains(id) {
+    for doc in docs {
+        for (pointer, id) in &doc.refs {
+            if Some(*id) != doc.tool_id && !by_id.contains_key(id) && !known_ids.contains(id) {
                 let mut msg =
                     format!("expected the id of a tool in the catalog, found unknown \"{id}\"");
                 let candidates = by_id.keys().chain(known_ids.iter()).copied();
                 if let Some(best) = suggest(id, candidates).first() {
                     msg.push_str(&format!("; did you mean \"{best}\"?"));
                 }
-                found.push((file.clone(), pointer, "unknown_reference", msg));
+                out.push(
+                    doc.file,
+                    pointer.as_str(),
+                    Severity::Error,
+                    "unknown_reference",
+                    msg,
+                );
             }
         }
-    }
-    for (file, pointer, code, msg) in found {
-        out.push(&file, pointer, Severity::Error, code, msg);
     }
 }
 
@@ -370,122 +421,5 @@ fn strip_position(msg: &str) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const READ_NOTE: &str = include_str!("../../tests/fixtures/good-catalog/notes/read_note.json");
-    const SEARCH_NOTES: &str =
-        include_str!("../../tests/fixtures/good-catalog/notes/search_notes.json");
-    const EXPORT_NOTE: &str =
-        include_str!("../../tests/fixtures/good-catalog/export/export_note.json");
-
-    fn value(text: &str) -> Value {
-        serde_json::from_str(text).unwrap()
-    }
-
-    fn item(label: &str, text: &str) -> (String, Value) {
-        (label.to_string(), value(text))
-    }
-
-    fn codes(v: &Validation) -> Vec<(&str, &str, &str)> {
-        v.diagnostics
-            .iter()
-            .map(|d| (d.file.as_str(), d.pointer.as_str(), d.code))
-            .collect()
-    }
-
-    #[test]
-    fn in_memory_items_get_the_same_checks_as_files() {
-        let files: Vec<Source> = [
-            ("notes/read_note.json", READ_NOTE),
-            ("notes/search_notes.json", SEARCH_NOTES),
-            ("export/export_note.json", EXPORT_NOTE),
-        ]
-        .iter()
-        .map(|(label, text)| Source {
-            label: label.to_string(),
-            dir_category: label.split('/').next().map(str::to_string),
-            stem: label
-                .rsplit('/')
-                .next()
-                .and_then(|f| f.strip_suffix(".json"))
-                .map(str::to_string),
-            bytes: text.as_bytes().to_vec(),
-        })
-        .collect();
-        let from_files = validate(&files);
-        let items = vec![
-            item("notes/read_note.json", READ_NOTE),
-            item("notes/search_notes.json", SEARCH_NOTES),
-            item("export/export_note.json", EXPORT_NOTE),
-        ];
-        let from_values = validate_values(&items, &BTreeSet::new());
-        assert_eq!(from_files.errors(), 0, "{:?}", codes(&from_files));
-        assert_eq!(from_files.diagnostics, from_values.diagnostics);
-        assert_eq!(from_values.files_checked, 3);
-        assert_eq!(from_values.valid_tools(), 3);
-    }
-
-    #[test]
-    fn schema_violations_and_duplicates_across_items() {
-        let mut broken = value(READ_NOTE);
-        broken["complexity_score"] = serde_json::json!("high");
-        let items = vec![
-            item("body[0]", READ_NOTE),
-            item("body[1]", READ_NOTE),
-            ("body[2]".to_string(), broken),
-        ];
-        let v = validate_values(&items, &BTreeSet::from(["search_notes", "export_note"]));
-        let found = codes(&v);
-        assert!(
-            found.contains(&("body[1]", "/tool_id", "duplicate_id")),
-            "{found:?}"
-        );
-        // The same id twice is one duplicate, not also a name clash.
-        assert!(!found.iter().any(|f| f.2 == "duplicate_name"), "{found:?}");
-        assert!(
-            found.contains(&("body[2]", "/complexity_score", "schema")),
-            "{found:?}"
-        );
-        let schema = v.diagnostics.iter().find(|d| d.code == "schema").unwrap();
-        assert_eq!(schema.message, "expected number, found string \"high\"");
-        assert!(!v.is_valid(false));
-    }
-
-    #[test]
-    fn relations_resolve_against_known_ids_only_when_given() {
-        let items = vec![item("body", READ_NOTE)];
-        let alone = validate_values(&items, &BTreeSet::new());
-        let unknown: Vec<&str> = alone
-            .diagnostics
-            .iter()
-            .filter(|d| d.code == "unknown_reference")
-            .map(|d| d.pointer.as_str())
-            .collect();
-        assert_eq!(unknown, ["/complementary_tools/0", "/prerequisite_tools/0"]);
-        let known = BTreeSet::from(["export_note", "search_notes"]);
-        let with_catalog = validate_values(&items, &known);
-        assert_eq!(with_catalog.errors(), 0, "{:?}", codes(&with_catalog));
-        // Known ids are not taken for duplicates: an item may be a changed catalog tool.
-        let with_itself = validate_values(
-            &items,
-            &BTreeSet::from(["read_note", "export_note", "search_notes"]),
-        );
-        assert_eq!(with_itself.errors(), 0);
-    }
-
-    #[test]
-    fn layout_checks_need_a_file() {
-        let mut misfiled = value(READ_NOTE);
-        misfiled["category"] = serde_json::json!("elsewhere");
-        let items = vec![("body".to_string(), misfiled)];
-        let v = validate_values(&items, &BTreeSet::from(["export_note", "search_notes"]));
-        assert!(
-            !v.diagnostics
-                .iter()
-                .any(|d| d.code.ends_with("_mismatch") || d.code == "misplaced_file"),
-            "{:?}",
-            codes(&v)
-        );
-    }
-}
+#[path = "validate_tests.rs"]
+mod tests;

@@ -190,4 +190,23 @@ mod tests {
         assert_eq!(past.text, "");
         assert!(past.hints[0].contains("past the end"));
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        /// A page is the characters asked for, cut at character boundaries.
+        #[test]
+        fn hostile_text_pages_by_characters(
+            text in crate::hostile_text::text(),
+            offset in proptest::option::of(0usize..20_000),
+            length in proptest::option::of(0usize..5_000),
+            budget in 1usize..5_000,
+        ) {
+            let page = paginate(&text, offset, length, budget);
+            let chars: Vec<char> = text.chars().collect();
+            let start = offset.unwrap_or(0).min(chars.len());
+            let expected: String = chars[start..].iter().collect();
+            proptest::prop_assert!(expected.starts_with(&page.text) || page.text == text);
+        }
+    }
 }

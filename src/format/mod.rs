@@ -155,4 +155,15 @@ mod tests {
         assert_eq!(first_sentence("One. Two.", 100), "One.");
         assert_eq!(first_sentence("abcdefghij", 8), "abcde...");
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_text_cuts_to_whole_characters(text in crate::hostile_text::text(), max in 0usize..300) {
+            let s = first_sentence(&text, max);
+            proptest::prop_assert!(s.chars().count() <= max.max(3), "{} > {max}", s.chars().count());
+            proptest::prop_assert!(!cell(&text).contains('\n'));
+        }
+    }
 }

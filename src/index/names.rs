@@ -246,4 +246,15 @@ mod tests {
             prop_assert_eq!(index.near_misses(&query, 2, |_| 2), expected);
         }
     }
+
+    proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_queries_find_names_without_panic(query in crate::hostile_text::short_text()) {
+            let index = NameIndex::build([("ripgrep", 0), ("github_search_code", 1), ("fd", 2)]);
+            let _ = index.exact(&query);
+            let _ = index.near_misses(&query, 2, |len| (len / 3).clamp(1, 2));
+        }
+    }
 }

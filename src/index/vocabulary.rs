@@ -255,4 +255,16 @@ mod tests {
         assert!(v.is_empty());
         assert_eq!(v.correct("serch"), None);
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_words_get_no_correction_or_a_catalog_word(word in crate::hostile_text::short_text()) {
+            let v = vocabulary();
+            if let Some(c) = v.correct(&word) {
+                proptest::prop_assert!(c.chars().all(char::is_alphabetic), "{c}");
+            }
+        }
+    }
 }

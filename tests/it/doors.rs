@@ -156,7 +156,7 @@ async fn search_recommend_and_compare_answer_alike_through_http_and_the_cli() {
 async fn tool_calls_answer_alike_through_http_and_the_cli() {
     let server = Server::start(&shipped_catalog(), &[]);
     let query = json!({"id": "q1", "path": "tests/fixtures/good-catalog", "depth": 1,
-                       "researchGoal": "g", "reasoning": "r"});
+                       "mainResearchGoal": "g", "researchGoal": "g", "reasoning": "r"});
     same_answer(
         &server,
         "/tools/call/localViewStructure",

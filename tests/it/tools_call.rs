@@ -442,3 +442,36 @@ async fn search_hits_say_how_to_run_the_tools_toolscout_executes() {
     assert_eq!(a.body["results"][0]["tool_id"], "ripgrep", "{}", a.body);
     assert!(a.body["results"][0].get("call").is_none(), "{}", a.body);
 }
+
+/// Octocode clients send `mainResearchGoal` on every query; the local and LSP tools refused
+/// it as an unknown property (400). They take it now, ignore it, and echo it with the goals.
+#[tokio::test]
+async fn local_and_lsp_tools_accept_the_main_research_goal() {
+    let dir = workspace();
+    let server = server_in(dir.path(), &[]);
+    let lsp = json!({"uri": "src/auth.ts", "symbolName": "issueToken", "lineHint": 1});
+    let mut hierarchy = lsp.clone();
+    hierarchy["direction"] = json!("incoming");
+    for (tool, fields) in [
+        (
+            "localSearchCode",
+            json!({"pattern": "issueToken", "path": "src"}),
+        ),
+        ("localFindFiles", json!({"path": "src"})),
+        ("localGetFileContent", json!({"path": "src/auth.ts"})),
+        ("localViewStructure", json!({"path": "src"})),
+        ("lspGotoDefinition", lsp.clone()),
+        ("lspFindReferences", lsp),
+        ("lspCallHierarchy", hierarchy),
+    ] {
+        let mut query = q(fields);
+        query["mainResearchGoal"] = json!("how are tokens issued");
+        let a = call(&server, tool, vec![query]).await;
+        assert_eq!(a.status, 200, "{tool}: {}", a.body);
+        assert_eq!(
+            a.body["research"]["mainGoal"], "how are tokens issued",
+            "{tool}: {}",
+            a.body
+        );
+    }
+}

@@ -219,8 +219,11 @@ fn split_numbered(s: &str) -> Vec<String> {
     out
 }
 
+/// Splits a clause at sequence cues ("..., then read it"). Cues are ASCII and matched
+/// ignoring ASCII case on the clause itself: offsets found in a lowercased copy do not
+/// point into the clause when lowercasing changes a character's length ("Ⱥ" is 2 bytes,
+/// "ⱥ" 3), and slicing the clause with them panicked.
 fn split_on_cues(clause: &str) -> Vec<String> {
-    let lower = clause.to_lowercase();
     let mut cuts: Vec<(usize, usize)> = Vec::new();
     // Longest cues first so "and then" wins over "then".
     let mut cues: Vec<&str> = SEQUENCE_CUES.to_vec();
@@ -232,8 +235,7 @@ fn split_on_cues(clause: &str) -> Vec<String> {
             format!(", {cue}, "),
         ] {
             let mut from = 0;
-            while let Some(i) = lower[from..].find(&sep) {
-                let start = from + i;
+            while let Some(start) = find_ascii_ci(clause, &sep, from) {
                 let end = start + sep.len();
                 if !cuts.iter().any(|&(a, b)| start < b && a < end) {
                     cuts.push((start, end));
@@ -242,7 +244,6 @@ fn split_on_cues(clause: &str) -> Vec<String> {
             }
         }
     }
-    // "first ..." at the start carries no content.
     cuts.sort_unstable();
     let mut out = Vec::new();
     let mut at = 0;
@@ -251,17 +252,43 @@ fn split_on_cues(clause: &str) -> Vec<String> {
         at = b;
     }
     push_trimmed(&mut out, &clause[at..]);
+    // "first ..." at the start carries no content.
     out.into_iter()
         .map(|s| {
-            let l = s.to_lowercase();
             for lead in ["first ", "first, ", "then ", "next ", "finally "] {
-                if l.starts_with(lead) {
-                    return s[lead.len()..].trim().to_string();
+                if let Some(rest) = strip_prefix_ascii_ci(&s, lead) {
+                    return rest.trim().to_string();
                 }
             }
             s
         })
         .collect()
+}
+
+/// The byte offset of the first match of the ASCII `needle` in `text` at or after `from`,
+/// ignoring ASCII case. A match is all ASCII bytes, which never occur inside a multi-byte
+/// character, so both its ends are character boundaries of `text`.
+fn find_ascii_ci(text: &str, needle: &str, from: usize) -> Option<usize> {
+    debug_assert!(needle.is_ascii());
+    let (hay, pat) = (text.as_bytes(), needle.as_bytes());
+    if pat.is_empty() || hay.len() < pat.len() {
+        return None;
+    }
+    (from..=hay.len() - pat.len()).find(|&i| hay[i..i + pat.len()].eq_ignore_ascii_case(pat))
+}
+
+/// `text` without the ASCII `prefix`, matched ignoring ASCII case.
+fn strip_prefix_ascii_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
+/// `text` without the ASCII `suffix`, matched ignoring ASCII case.
+fn strip_suffix_ascii_ci<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
+    let at = text.len().checked_sub(suffix.len())?;
+    let tail = text.get(at..)?;
+    tail.eq_ignore_ascii_case(suffix).then(|| &text[..at])
 }
 
 /// Splits on " and " / ", " where the next word is an action verb.
@@ -319,15 +346,14 @@ fn push_trimmed(out: &mut Vec<String>, s: &str) {
         .trim()
         .trim_matches(|c: char| matches!(c, ',' | '.' | '"' | '\'' | ':' | '?' | '!'))
         .trim();
-    loop {
-        let lower = t.to_lowercase();
-        let Some(cut) = ["and", "also", "then", "or"]
-            .iter()
-            .find(|j| lower.ends_with(&format!(" {j}")) || lower == **j)
-        else {
-            break;
-        };
-        t = t[..t.len() - cut.len()].trim().trim_end_matches(',').trim();
+    // Matched on `t` itself, ignoring ASCII case, so the cut is always at a boundary.
+    while let Some(rest) = ["and", "also", "then", "or"].iter().find_map(|j| {
+        if t.eq_ignore_ascii_case(j) {
+            return Some("");
+        }
+        strip_suffix_ascii_ci(t, j).filter(|rest| rest.ends_with(' '))
+    }) {
+        t = rest.trim().trim_end_matches(',').trim();
     }
     if !t.is_empty() {
         out.push(t.to_string());
@@ -396,6 +422,37 @@ mod tests {
             ]
         );
         assert!(facets("search and replace text").is_empty());
+    }
+
+    /// Offsets found in a lowercased copy once sliced the task: 'Ⱥ' is 2 bytes, 'ⱥ' 3.
+    #[test]
+    fn case_changing_characters_do_not_shift_the_cuts() {
+        assert_eq!(split_on_cues("Ⱥ then éé"), ["Ⱥ", "éé"]);
+        assert_eq!(split_on_cues("ȺȺȺ THEN ẞ, And Then İ"), ["ȺȺȺ", "ẞ", "İ"]);
+        assert_eq!(steps("Ⱥ then éé"), ["Ⱥ then éé"]);
+        assert_eq!(
+            steps("find Ⱥ files then read ẞ docs"),
+            ["find Ⱥ files", "read ẞ docs"]
+        );
+        assert_eq!(steps("İİ read the files and"), ["İİ read the files"]);
+        assert_eq!(steps("First read the files AND"), ["read the files"]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn any_task_splits_into_pieces_of_itself(task in crate::hostile_text::text()) {
+            for piece in split_on_cues(&task) {
+                proptest::prop_assert!(task.contains(&piece), "{piece:?}");
+            }
+            proptest::prop_assert!(!steps(&task).is_empty());
+            for step in steps(&task) {
+                let _ = facets(&step);
+            }
+            let _ = constraints(&task);
+            let _ = inferred_context(&task, Some(&task));
+        }
     }
 
     #[test]

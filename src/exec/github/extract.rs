@@ -228,4 +228,14 @@ mod tests {
         assert_eq!(e.end, MAX_MATCHES);
         assert!(e.hints[0].contains("80 lines match"));
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_needles_find_windows(text in crate::hostile_text::text(), needle in crate::hostile_text::short_text()) {
+            let lines: Vec<&str> = text.split('\n').collect();
+            let _ = match_windows(&lines, &needle, 3);
+        }
+    }
 }

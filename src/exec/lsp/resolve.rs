@@ -134,6 +134,10 @@ pub(crate) fn occurrences(line: &str, symbol: &str, syntax: &Syntax) -> Vec<usiz
     let ends_word = symbol.chars().next_back().is_some_and(is_word);
     code.match_indices(symbol)
         .map(|(i, _)| i)
+        // A symbol with spaces can match the spaces that blank a string's multi-byte
+        // characters, in the middle of one of them: only where the line itself holds the
+        // symbol is it an occurrence (and its offsets are the line's character boundaries).
+        .filter(|&i| line.get(i..i + symbol.len()) == Some(symbol))
         .filter(|&i| {
             let before = code[..i].chars().next_back();
             let after = code[i + symbol.len()..].chars().next();
@@ -371,5 +375,43 @@ mod tests {
             split_lines(text),
             vec!["const é𝄞 = 1; let x = foo;", "foo();"]
         );
+    }
+
+    /// A symbol with a space matched the spaces that blank a string's "é", inside the
+    /// character, and slicing the line there panicked.
+    #[test]
+    fn symbols_never_match_inside_blanked_characters() {
+        let line = "let s = \"é\" + x;";
+        for symbol in [" ", "  ", " \" "] {
+            for at in occurrences(line, symbol, &C_LIKE) {
+                assert_eq!(&line[at..at + symbol.len()], symbol);
+            }
+        }
+        let text = "a = \"ééé ööö\"\nb = a\n";
+        for line_hint in 1..=2 {
+            let _ = resolve(text, " ", line_hint, 0, &C_LIKE);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_symbols_resolve_at_character_boundaries(
+            text in crate::hostile_text::text(),
+            symbol in crate::hostile_text::short_text(),
+            line_hint in 1usize..4,
+        ) {
+            for syntax in [&C_LIKE, &RUST, &HASH] {
+                for line in split_lines(&text) {
+                    let masked = mask(line, syntax);
+                    proptest::prop_assert_eq!(masked.len(), line.len());
+                    for at in occurrences(line, &symbol, syntax) {
+                        proptest::prop_assert_eq!(line.get(at..at + symbol.len()), Some(symbol.as_str()));
+                    }
+                }
+                let _ = resolve(&text, &symbol, line_hint, 0, syntax);
+            }
+        }
     }
 }

@@ -430,3 +430,29 @@ fn a_term_counts_in_its_best_field_plus_a_share_of_the_others() {
     let hits = index.search("price to earnings ratio", 3, None);
     assert_eq!(ordinals(&hits)[0], 1);
 }
+
+proptest::proptest! {
+    #![proptest_config(crate::hostile_text::config())]
+
+    /// Query terms keep the slice of the query they came from; the analyzer's offsets may
+    /// point into a lowercased copy, so the slice is taken only where it is one.
+    #[test]
+    fn hostile_queries_analyse_and_search(query in crate::hostile_text::text()) {
+        static INDEX: std::sync::OnceLock<KeywordIndex> = std::sync::OnceLock::new();
+        let index = INDEX.get_or_init(|| {
+            build(&[
+                doc(0, "ripgrep", "search code regex", "Search file contents"),
+                doc(1, "github_search_code", "github code search", "Search code on GitHub"),
+            ])
+        });
+        for t in query_terms(&query) {
+            proptest::prop_assert!(!t.term.is_empty());
+        }
+        let _ = index.search(&query, 10, None);
+        let mut parts = Vec::new();
+        identifier_parts(&query, &mut parts);
+        for (from, to) in parts {
+            proptest::prop_assert!(query.get(from..to).is_some());
+        }
+    }
+}

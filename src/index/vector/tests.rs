@@ -261,8 +261,9 @@ fn near_duplicate_vectors_do_not_trip_distdot_asserts() {
     assert!(hits.iter().all(|h| h.cosine <= 1.0 && h.cosine > 0.999_99));
 }
 
-/// recall@10 of the default parameters at 10k owners x 3 vectors, dim 384. Slow in a debug
-/// build: `cargo test --release --lib index::vector -- --ignored --nocapture`.
+/// recall@10 of the default parameters at 10k owners x 3 vectors, dim 384. Too slow for a
+/// debug build, so `make test` skips it and `make bench` runs it (`cargo test --release --lib
+/// index::vector -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn recall_at_10k_owners() {

@@ -251,4 +251,21 @@ mod tests {
         assert!(x.warnings[0].contains("endLine 9 adjusted to 3"));
         assert!(by_lines(&lines, 4, 5).is_none());
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_match_strings_find_windows(
+            text in crate::hostile_text::text(),
+            pattern in crate::hostile_text::short_text(),
+            case_sensitive in proptest::bool::ANY,
+        ) {
+            let lines: Vec<&str> = text.split('\n').collect();
+            if let Ok(needle) = Needle::new(&pattern, false, case_sensitive) {
+                let _ = by_match(&lines, &needle, 2, Style::Plain);
+                let _ = by_match(&lines, &needle, 0, Style::CFamily { line: true });
+            }
+        }
+    }
 }

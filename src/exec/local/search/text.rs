@@ -66,4 +66,21 @@ mod tests {
     fn lossy_text_drops_carriage_returns() {
         assert_eq!(line_text(b"a\xffb\r"), "a\u{fffd}b");
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn hostile_lines_clip_to_whole_characters(
+            text in crate::hostile_text::text(),
+            at in proptest::option::of((0usize..20_000, 0usize..100)),
+            max in 0usize..400,
+        ) {
+            let (clipped, cut) = clip_line(&text, at, max);
+            let n = clipped.chars().count();
+            let fits = if cut { n <= max + 2 } else { clipped == text };
+            proptest::prop_assert!(fits, "{n} characters for max {max}");
+            let _ = line_text(text.as_bytes());
+        }
+    }
 }
