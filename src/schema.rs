@@ -2,6 +2,10 @@
 //! compiled once; every violation comes back as a `Violation` with a JSON pointer and an
 //! "expected X, found Y" sentence a person can act on without reading the schema.
 
+mod embedded;
+
+pub use embedded::Embedded;
+
 use crate::error::Violation;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
@@ -40,7 +44,7 @@ pub(crate) fn integral_floats_as_integers(v: &mut Value) {
 }
 
 /// The catalog entry schema, embedded so the binary validates from any working directory.
-pub const TOOL_SCHEMA: &str = include_str!("../schemas/tool.schema.json");
+pub const TOOL_SCHEMA: &str = Embedded::Tool.text();
 
 /// A compiled schema.
 pub struct Schema {
@@ -73,12 +77,7 @@ impl Schema {
 
     /// The embedded tool-metadata schema.
     pub fn tool() -> &'static Schema {
-        static TOOL: std::sync::OnceLock<Schema> = std::sync::OnceLock::new();
-        TOOL.get_or_init(|| {
-            let value: Value =
-                serde_json::from_str(TOOL_SCHEMA).expect("embedded tool schema is JSON");
-            Schema::compile(&value).expect("embedded tool schema compiles")
-        })
+        Embedded::Tool.compiled()
     }
 
     /// Every violation of `instance`, in document order.

@@ -8,9 +8,8 @@ use crate::error::{Error, Result, Violation};
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::OnceLock;
 
-pub const SEARCH_REQUEST_SCHEMA: &str = include_str!("../../schemas/search.request.json");
+pub const SEARCH_REQUEST_SCHEMA: &str = crate::schema::Embedded::SearchRequest.text();
 
 /// A validated search request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -171,12 +170,7 @@ fn invalid(violations: Vec<Violation>) -> Error {
 }
 
 fn schema() -> &'static Schema {
-    static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let value: Value =
-            serde_json::from_str(SEARCH_REQUEST_SCHEMA).expect("embedded schema is JSON");
-        Schema::compile(&value).expect("embedded search schema compiles")
-    })
+    crate::schema::Embedded::SearchRequest.compiled()
 }
 
 /// Drops null members recursively (serde writes `None` as null; the schema wants absence).

@@ -13,7 +13,6 @@ use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
 
 const DEFAULT_PER_PAGE: usize = 20;
 
@@ -60,16 +59,10 @@ pub(crate) async fn get_tool(
 }
 
 /// The request-body schema of `POST /catalog/validate`, compiled once.
-pub(crate) const VALIDATE_REQUEST_SCHEMA: &str =
-    include_str!("../../schemas/catalog.validate.request.json");
+pub(crate) const VALIDATE_REQUEST_SCHEMA: &str = crate::schema::Embedded::ValidateRequest.text();
 
 fn validate_request_schema() -> &'static Schema {
-    static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let value: Value =
-            serde_json::from_str(VALIDATE_REQUEST_SCHEMA).expect("embedded schema is JSON");
-        Schema::compile(&value).expect("embedded validate-request schema compiles")
-    })
+    crate::schema::Embedded::ValidateRequest.compiled()
 }
 
 /// `POST /catalog/validate[?strict=true]`: checks one tool metadata object, or an array of

@@ -8,9 +8,8 @@ use crate::error::{Error, Result, Violation};
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::OnceLock;
 
-pub const COMPARE_REQUEST_SCHEMA: &str = include_str!("../../../schemas/compare.request.json");
+pub const COMPARE_REQUEST_SCHEMA: &str = crate::schema::Embedded::CompareRequest.text();
 
 /// One dimension tools are compared on (seed 002 `ComparisonCriterion`). The declaration
 /// order is the canonical order of every list and table in a comparison.
@@ -206,12 +205,7 @@ fn invalid(violations: Vec<Violation>) -> Error {
 }
 
 fn schema() -> &'static Schema {
-    static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let value: Value =
-            serde_json::from_str(COMPARE_REQUEST_SCHEMA).expect("embedded schema is JSON");
-        Schema::compile(&value).expect("embedded compare schema compiles")
-    })
+    crate::schema::Embedded::CompareRequest.compiled()
 }
 
 #[cfg(test)]

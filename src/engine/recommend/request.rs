@@ -7,9 +7,8 @@ use crate::error::{Error, Result, Violation};
 use crate::schema::Schema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::OnceLock;
 
-pub const RECOMMEND_REQUEST_SCHEMA: &str = include_str!("../../../schemas/recommend.request.json");
+pub const RECOMMEND_REQUEST_SCHEMA: &str = crate::schema::Embedded::RecommendRequest.text();
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -153,10 +152,5 @@ fn invalid(violations: Vec<Violation>) -> Error {
 }
 
 fn schema() -> &'static Schema {
-    static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let value: Value =
-            serde_json::from_str(RECOMMEND_REQUEST_SCHEMA).expect("embedded schema is JSON");
-        Schema::compile(&value).expect("embedded recommend schema compiles")
-    })
+    crate::schema::Embedded::RecommendRequest.compiled()
 }
