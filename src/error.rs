@@ -115,132 +115,152 @@ pub enum ErrorType {
     ServiceUnavailable,
 }
 
+/// The table of error codes, in the manner of meilisearch's: each code declared once with its
+/// HTTP status, seed 002 `error_type` and the recovery suggestions that hold whatever the
+/// details. `Error::code_of` maps each variant to its code; everything else reads this table.
+macro_rules! error_codes {
+    ($($code:ident => $text:literal, $status:literal, $kind:ident, [$($hint:literal),* $(,)?];)*) => {
+        /// A stable error code (`error_code` in every error body).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Code {
+            $($code,)*
+        }
+
+        impl Code {
+            /// Every code, in table order.
+            pub const ALL: &'static [Code] = &[$(Code::$code,)*];
+
+            /// The code as it appears in error bodies and the README.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$code => $text,)*
+                }
+            }
+
+            /// HTTP status, as a number so this module does not depend on a web framework.
+            pub fn status(self) -> u16 {
+                match self {
+                    $(Code::$code => $status,)*
+                }
+            }
+
+            pub fn error_type(self) -> ErrorType {
+                match self {
+                    $(Code::$code => ErrorType::$kind,)*
+                }
+            }
+
+            /// Suggestions that hold for every error of this code.
+            pub fn hints(self) -> &'static [&'static str] {
+                match self {
+                    $(Code::$code => &[$($hint,)*],)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    ValidationFailed => "VALIDATION_FAILED", 400, ValidationError, [
+        "Fix each listed field; every violation names its JSON pointer",
+        "GET /openapi.json or the schemas/ directory describe every request body",
+    ];
+    ToolNotFound => "TOOL_NOT_FOUND", 404, NotFoundError, ["GET /catalog/tools lists every tool id"];
+    ToolNotRunnable => "TOOL_NOT_RUNNABLE", 404, NotFoundError, [
+        "GET /tools/list lists the tools toolscout runs",
+        "POST /search finds a tool for a task; catalog-only tools are run by their own programs",
+    ];
+    PromptNotFound => "PROMPT_NOT_FOUND", 404, NotFoundError, ["GET /prompts/list lists every prompt"];
+    CatalogInvalid => "CATALOG_INVALID", 500, ServiceUnavailable, [];
+    IoError => "IO_ERROR", 500, SystemError, ["Check that the path exists and is readable"];
+    ConfigInvalid => "CONFIG_INVALID", 500, ValidationError, [
+        "Run `toolscout serve --print-config` to see the effective configuration",
+        "See the README's configuration section for every key",
+    ];
+    RouteNotFound => "ROUTE_NOT_FOUND", 404, NotFoundError, ["GET /openapi.json lists every route"];
+    MethodNotAllowed => "METHOD_NOT_ALLOWED", 405, ValidationError, [
+        "GET /openapi.json lists the methods of every route",
+    ];
+    PayloadTooLarge => "PAYLOAD_TOO_LARGE", 413, ValidationError, [
+        "Send a smaller body, or raise max_body_bytes in the configuration",
+    ];
+    UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE", 415, ValidationError, [
+        "Send the body as JSON with `Content-Type: application/json`",
+    ];
+    Unauthorized => "UNAUTHORIZED", 401, PermissionError, [
+        "Send `Authorization: Bearer <token>` with the configured token",
+    ];
+    ModelUnavailable => "MODEL_UNAVAILABLE", 503, ServiceUnavailable, [
+        "Run `make models` (or `scripts/fetch-models`) to fetch the model files",
+        "Check models_dir with `toolscout serve --print-config`; see models/README.md",
+    ];
+    EmbeddingFailed => "EMBEDDING_FAILED", 500, SystemError, [
+        "Retry; if it persists, report it with the request id",
+    ];
+    InternalError => "INTERNAL_ERROR", 500, SystemError, [
+        "Retry; if it persists, report it with the request id",
+    ];
+}
+
 impl Error {
-    /// Stable machine-readable code; documented in the README's error table.
-    pub fn code(&self) -> &'static str {
+    /// The variant's row in the code table.
+    pub fn code_of(&self) -> Code {
         match self {
-            Error::Validation { .. } => "VALIDATION_FAILED",
-            Error::ToolNotFound { .. } => "TOOL_NOT_FOUND",
-            Error::ToolNotRunnable { .. } => "TOOL_NOT_RUNNABLE",
-            Error::PromptNotFound { .. } => "PROMPT_NOT_FOUND",
-            Error::CatalogInvalid { .. } => "CATALOG_INVALID",
-            Error::Io { .. } => "IO_ERROR",
-            Error::Config(_) => "CONFIG_INVALID",
-            Error::RouteNotFound { .. } => "ROUTE_NOT_FOUND",
-            Error::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
-            Error::PayloadTooLarge { .. } => "PAYLOAD_TOO_LARGE",
-            Error::UnsupportedMediaType { .. } => "UNSUPPORTED_MEDIA_TYPE",
-            Error::Unauthorized => "UNAUTHORIZED",
-            Error::ModelUnavailable { .. } => "MODEL_UNAVAILABLE",
-            Error::EmbeddingFailed { .. } => "EMBEDDING_FAILED",
-            Error::Internal(_) => "INTERNAL_ERROR",
+            Error::Validation { .. } => Code::ValidationFailed,
+            Error::ToolNotFound { .. } => Code::ToolNotFound,
+            Error::ToolNotRunnable { .. } => Code::ToolNotRunnable,
+            Error::PromptNotFound { .. } => Code::PromptNotFound,
+            Error::CatalogInvalid { .. } => Code::CatalogInvalid,
+            Error::Io { .. } => Code::IoError,
+            Error::Config(_) => Code::ConfigInvalid,
+            Error::RouteNotFound { .. } => Code::RouteNotFound,
+            Error::MethodNotAllowed { .. } => Code::MethodNotAllowed,
+            Error::PayloadTooLarge { .. } => Code::PayloadTooLarge,
+            Error::UnsupportedMediaType { .. } => Code::UnsupportedMediaType,
+            Error::Unauthorized => Code::Unauthorized,
+            Error::ModelUnavailable { .. } => Code::ModelUnavailable,
+            Error::EmbeddingFailed { .. } => Code::EmbeddingFailed,
+            Error::Internal(_) => Code::InternalError,
         }
     }
 
-    /// HTTP status as a number, so this module does not depend on a web framework.
+    /// Stable machine-readable code; documented in the README's error table.
+    pub fn code(&self) -> &'static str {
+        self.code_of().as_str()
+    }
+
     pub fn status(&self) -> u16 {
-        match self {
-            Error::Validation { .. } => 400,
-            Error::ToolNotFound { .. }
-            | Error::ToolNotRunnable { .. }
-            | Error::PromptNotFound { .. }
-            | Error::RouteNotFound { .. } => 404,
-            Error::MethodNotAllowed { .. } => 405,
-            Error::PayloadTooLarge { .. } => 413,
-            Error::UnsupportedMediaType { .. } => 415,
-            Error::Unauthorized => 401,
-            Error::CatalogInvalid { .. } | Error::Config(_) => 500,
-            Error::Io { .. } | Error::Internal(_) => 500,
-            Error::EmbeddingFailed { .. } => 500,
-            Error::ModelUnavailable { .. } => 503,
-        }
+        self.code_of().status()
     }
 
     pub fn error_type(&self) -> ErrorType {
-        match self {
-            Error::Validation { .. }
-            | Error::PayloadTooLarge { .. }
-            | Error::UnsupportedMediaType { .. }
-            | Error::MethodNotAllowed { .. }
-            | Error::Config(_) => ErrorType::ValidationError,
-            Error::ToolNotFound { .. }
-            | Error::ToolNotRunnable { .. }
-            | Error::PromptNotFound { .. }
-            | Error::RouteNotFound { .. } => ErrorType::NotFoundError,
-            Error::Unauthorized => ErrorType::PermissionError,
-            Error::CatalogInvalid { .. } | Error::ModelUnavailable { .. } => {
-                ErrorType::ServiceUnavailable
-            }
-            Error::Io { .. } | Error::Internal(_) | Error::EmbeddingFailed { .. } => {
-                ErrorType::SystemError
-            }
-        }
+        self.code_of().error_type()
     }
 
-    /// What the caller can do about it.
+    /// What the caller can do about it: suggestions drawn from this error's details (close
+    /// names, the catalog to fix) first, then those of its code.
     pub fn recovery_suggestions(&self) -> Vec<String> {
-        let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
-        match self {
-            Error::Validation { .. } => s(&[
-                "Fix each listed field; every violation names its JSON pointer",
-                "GET /openapi.json or the schemas/ directory describe every request body",
-            ]),
-            Error::ToolNotFound { suggestions, .. } => {
-                let mut out: Vec<String> = suggestions
-                    .iter()
-                    .map(|id| format!("Try the tool id '{id}'"))
-                    .collect();
-                out.push("GET /catalog/tools lists every tool id".into());
-                out
-            }
-            Error::ToolNotRunnable { suggestions, .. } => {
-                let mut out: Vec<String> = suggestions
-                    .iter()
-                    .map(|name| format!("Try the tool '{name}'"))
-                    .collect();
-                out.push("GET /tools/list lists the tools toolscout runs".into());
-                out.push("POST /search finds a tool for a task; catalog-only tools are run by their own programs".into());
-                out
-            }
-            Error::PromptNotFound { suggestions, .. } => {
-                let mut out: Vec<String> = suggestions
-                    .iter()
-                    .map(|name| format!("Try the prompt '{name}'"))
-                    .collect();
-                out.push("GET /prompts/list lists every prompt".into());
-                out
-            }
+        let mut out: Vec<String> = match self {
+            Error::ToolNotFound { suggestions, .. } => suggestions
+                .iter()
+                .map(|id| format!("Try the tool id '{id}'"))
+                .collect(),
+            Error::ToolNotRunnable { suggestions, .. } => suggestions
+                .iter()
+                .map(|name| format!("Try the tool '{name}'"))
+                .collect(),
+            Error::PromptNotFound { suggestions, .. } => suggestions
+                .iter()
+                .map(|name| format!("Try the prompt '{name}'"))
+                .collect(),
             Error::CatalogInvalid { dir, .. } => vec![format!(
                 "Run `toolscout catalog validate {}` and fix the reported files",
                 dir.display()
             )],
-            Error::Io { .. } => s(&["Check that the path exists and is readable"]),
-            Error::Config(_) => s(&[
-                "Run `toolscout serve --print-config` to see the effective configuration",
-                "See the README's configuration section for every key",
-            ]),
-            Error::RouteNotFound { .. } => s(&["GET /openapi.json lists every route"]),
-            Error::MethodNotAllowed { .. } => {
-                s(&["GET /openapi.json lists the methods of every route"])
-            }
-            Error::PayloadTooLarge { .. } => {
-                s(&["Send a smaller body, or raise max_body_bytes in the configuration"])
-            }
-            Error::UnsupportedMediaType { .. } => {
-                s(&["Send the body as JSON with `Content-Type: application/json`"])
-            }
-            Error::Unauthorized => {
-                s(&["Send `Authorization: Bearer <token>` with the configured token"])
-            }
-            Error::ModelUnavailable { .. } => s(&[
-                "Run `make models` (or `scripts/fetch-models`) to fetch the model files",
-                "Check models_dir with `toolscout serve --print-config`; see models/README.md",
-            ]),
-            Error::EmbeddingFailed { .. } => {
-                s(&["Retry; if it persists, report it with the request id"])
-            }
-            Error::Internal(_) => s(&["Retry; if it persists, report it with the request id"]),
-        }
+            _ => Vec::new(),
+        };
+        out.extend(self.code_of().hints().iter().map(|h| h.to_string()));
+        out
     }
 
     /// The message shown to users. Internal causes stay in the logs.
@@ -359,6 +379,20 @@ mod tests {
             Error::EmbeddingFailed { reason: "x".into() },
             Error::Internal("x".into()),
         ]
+    }
+
+    #[test]
+    fn every_code_has_a_variant_and_a_row_in_the_readme() {
+        let used: Vec<Code> = every_error().iter().map(Error::code_of).collect();
+        let readme = include_str!("../README.md");
+        for code in Code::ALL {
+            assert!(used.contains(code), "{code:?} has no Error variant");
+            assert!(
+                readme.contains(&format!("`{}`", code.as_str())),
+                "{} is not in the README's error table",
+                code.as_str()
+            );
+        }
     }
 
     #[test]
