@@ -5,14 +5,10 @@ use super::envelope::ApiError;
 use super::json::JsonBody;
 use super::query::{self, QueryPairs};
 use super::AppState;
-use crate::catalog::{render_json, validate_values};
-use crate::error::Error;
-use crate::schema::Schema;
 use crate::service::MAX_PER_PAGE;
 use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
 
 const DEFAULT_PER_PAGE: usize = 20;
 
@@ -61,10 +57,6 @@ pub(crate) async fn get_tool(
 /// The request-body schema of `POST /catalog/validate`, compiled once.
 pub(crate) const VALIDATE_REQUEST_SCHEMA: &str = crate::schema::Embedded::ValidateRequest.text();
 
-fn validate_request_schema() -> &'static Schema {
-    crate::schema::Embedded::ValidateRequest.compiled()
-}
-
 /// `POST /catalog/validate[?strict=true]`: checks one tool metadata object, or an array of
 /// them, with the machinery and report of `toolscout catalog validate --format json`.
 ///
@@ -90,31 +82,10 @@ pub(crate) async fn validate(
     if !violations.is_empty() {
         return Err(query::invalid(op, violations));
     }
-    let violations = validate_request_schema().violations(&body);
-    if !violations.is_empty() {
-        return Err(ApiError::new(
-            op,
-            Error::Validation {
-                what: "request body".into(),
-                violations,
-            },
-        ));
-    }
-    let items: Vec<(String, Value)> = match body {
-        Value::Array(items) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| (format!("body[{i}]"), v))
-            .collect(),
-        one => vec![("body".to_string(), one)],
-    };
-    let catalog = state.service.catalog().clone();
-    // Each item compiles its own input schema: CPU work, kept off the async runtime.
-    let report = tokio::task::spawn_blocking(move || {
-        let known: BTreeSet<&str> = catalog.tools().iter().map(|t| t.tool_id.as_str()).collect();
-        render_json(&validate_values(&items, &known), strict)
-    })
-    .await
-    .map_err(|e| ApiError::new(op, Error::Internal(format!("validation task failed: {e}"))))?;
+    let report = state
+        .service
+        .validate_tools(body, strict)
+        .await
+        .map_err(|e| ApiError::new(op, e))?;
     Ok(Json(json!({ "success": true, "data": report })))
 }

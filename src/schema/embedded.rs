@@ -59,7 +59,10 @@ mod tests {
         for e in Embedded::ALL {
             let value: Value = serde_json::from_str(e.text()).unwrap();
             assert!(Schema::compile(&value).is_ok(), "{e:?}");
-            assert!(std::ptr::eq(e.compiled(), e.compiled()), "{e:?} compiled once");
+            assert!(
+                std::ptr::eq(e.compiled(), e.compiled()),
+                "{e:?} compiled once"
+            );
         }
     }
 }

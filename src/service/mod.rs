@@ -6,6 +6,7 @@
 //! every door. CPU work (ranking, embedding) runs off the async runtime.
 
 mod rendered;
+mod status;
 mod tools;
 
 pub use rendered::Rendition;

@@ -2,9 +2,12 @@
 //! its id or by any name a caller may use for it.
 
 use super::Service;
-use crate::catalog::{PerformanceTier, ToolRecord, ToolType};
+use crate::catalog::{render_json, validate_values, PerformanceTier, ToolRecord, ToolType};
 use crate::error::{Error, Result};
+use crate::schema::Embedded;
 use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeSet;
 
 /// The most tools one page holds.
 pub const MAX_PER_PAGE: usize = 100;
@@ -104,5 +107,40 @@ impl Service {
             id: name.to_string(),
             suggestions: catalog.suggest_ids(name),
         })
+    }
+}
+
+impl Service {
+    /// Checks posted tool metadata (one object, or a non-empty array of them) with the
+    /// machinery and report of `toolscout catalog validate --format json`. Items are labelled
+    /// `body` or `body[i]` where the CLI prints file paths. Relations may name tools of the
+    /// served catalog as well as other items, so a new tool can point at existing ones;
+    /// duplicate ids and names are checked among the items only, so a changed version of a
+    /// catalog tool is no duplicate. A well-formed body always gets a report, whose `valid`
+    /// carries the verdict.
+    pub async fn validate_tools(&self, body: Value, strict: bool) -> Result<Value> {
+        let violations = Embedded::ValidateRequest.compiled().violations(&body);
+        if !violations.is_empty() {
+            return Err(Error::Validation {
+                what: "request body".into(),
+                violations,
+            });
+        }
+        let items: Vec<(String, Value)> = match body {
+            Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (format!("body[{i}]"), v))
+                .collect(),
+            one => vec![("body".to_string(), one)],
+        };
+        let catalog = self.catalog().clone();
+        // Each item compiles its own input schema: CPU work, kept off the async runtime.
+        super::off_runtime("validation", move || {
+            let known: BTreeSet<&str> =
+                catalog.tools().iter().map(|t| t.tool_id.as_str()).collect();
+            Ok(render_json(&validate_values(&items, &known), strict))
+        })
+        .await
     }
 }
