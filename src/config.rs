@@ -9,9 +9,12 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 mod exec;
+mod layers;
 mod search;
 pub use exec::ExecConfig;
 pub use search::{SearchConfig, SearchMode};
+
+use layers::{checked_addr, checked_max_body, config_file, Layers, Picked};
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:1987";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -105,169 +108,42 @@ impl Config {
         env: &BTreeMap<String, String>,
         cwd: &Path,
     ) -> Result<Config> {
-        let explicit = flags
-            .config_file
-            .clone()
-            .map(|p| (p, "flag --config".to_string()))
-            .or_else(|| {
-                env.get("TOOLSCOUT_CONFIG")
-                    .map(|p| (PathBuf::from(p), "env TOOLSCOUT_CONFIG".to_string()))
-            });
-        let (file, config_file) = match explicit {
-            Some((path, _)) => (read_file(&path)?, Some(path)),
-            None => {
-                let local = cwd.join("toolscout.toml");
-                if local.is_file() {
-                    (read_file(&local)?, Some(local))
-                } else {
-                    (FileConfig::default(), None)
-                }
-            }
+        let (mut file, config_file) = config_file(flags, env, cwd)?;
+        let mut layers = Layers {
+            env,
+            sources: BTreeMap::new(),
         };
-
-        let mut sources = BTreeMap::new();
-        let mut layer = |key: &'static str,
-                         default: Option<String>,
-                         file: Option<String>,
-                         flag: Option<String>|
-         -> Option<String> {
-            let env_name = format!("TOOLSCOUT_{}", key.to_uppercase());
-            let (value, source) = if let Some(v) = flag {
-                (Some(v), format!("flag --{}", key.replace('_', "-")))
-            } else if let Some(v) = env.get(&env_name) {
-                (Some(v.clone()), format!("env {env_name}"))
-            } else if let Some(v) = file {
-                (Some(v), "file".to_string())
-            } else {
-                (default, "default".to_string())
-            };
-            sources.insert(key, source);
-            value
-        };
-        let path_str = |p: Option<PathBuf>| p.map(|p| p.to_string_lossy().into_owned());
-
-        let addr = layer(
-            "addr",
-            Some(DEFAULT_ADDR.into()),
-            file.addr,
-            flags.addr.clone(),
-        )
-        .unwrap_or_default();
-        let catalog_dir = layer(
-            "catalog_dir",
-            Some(path_str(Some(default_dir("catalog"))).unwrap_or_default()),
-            path_str(file.catalog_dir),
-            path_str(flags.catalog_dir.clone()),
-        )
-        .unwrap_or_default();
-        let models_dir = layer(
-            "models_dir",
-            Some(path_str(Some(default_dir("models"))).unwrap_or_default()),
-            path_str(file.models_dir),
-            path_str(flags.models_dir.clone()),
-        )
-        .unwrap_or_default();
-        let auth_token = layer(
-            "auth_token",
-            None,
-            file.auth_token,
-            flags.auth_token.clone(),
-        )
-        .filter(|t| !t.is_empty());
-        let max_body = layer(
-            "max_body_bytes",
-            Some(DEFAULT_MAX_BODY_BYTES.to_string()),
-            file.max_body_bytes.map(|n| n.to_string()),
-            flags.max_body_bytes.map(|n| n.to_string()),
-        )
-        .unwrap_or_default();
-        let log_level = layer(
-            "log_level",
-            Some("info".into()),
-            file.log_level,
-            flags.log_level.clone(),
-        )
-        .unwrap_or_default();
-
-        let default_log_dir = env
-            .get("HOME")
-            .filter(|h| !h.is_empty())
-            .map(|h| Path::new(h).join(".toolscout").join("logs"));
-        let log_dir = layer(
-            "log_dir",
-            path_str(default_log_dir),
-            path_str(file.log_dir),
-            path_str(flags.log_dir.clone()),
-        )
-        .filter(|d| !d.trim().is_empty())
-        .map(PathBuf::from);
-        let default_cache_dir = env
-            .get("HOME")
-            .filter(|h| !h.is_empty())
-            .map(|h| Path::new(h).join(".toolscout").join("cache"));
-        let cache_dir = layer(
-            "cache_dir",
-            path_str(default_cache_dir),
-            path_str(file.cache_dir),
-            path_str(flags.cache_dir.clone()),
-        )
-        .filter(|d| !d.trim().is_empty())
-        .map(PathBuf::from);
-        let cors = layer(
-            "cors_origins",
-            None,
-            file.cors_origins.map(|list| list.join(",")),
-            flags.cors_origins.as_ref().map(|list| list.join(",")),
-        )
-        .unwrap_or_default();
+        let Picked {
+            addr,
+            catalog_dir,
+            models_dir,
+            auth_token,
+            max_body,
+            log_level,
+            log_dir,
+            cache_dir,
+            cors,
+        } = layers.pick_all(&mut file, flags);
+        let mut sources = layers.sources;
         let cors_origins = parse_origins(&cors, &sources["cors_origins"])?;
-
-        let addr: SocketAddr = addr.parse().map_err(|_| {
-            Error::Config(format!(
-                "addr ({}): expected host:port such as {DEFAULT_ADDR}, found \"{addr}\"",
-                sources["addr"]
-            ))
-        })?;
-        let max_body_bytes: usize = max_body.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-            Error::Config(format!(
-                "max_body_bytes ({}): expected a positive whole number of bytes, found \"{max_body}\"",
-                sources["max_body_bytes"]
-            ))
-        })?;
-        if let Some(token) = &auth_token {
-            if token.chars().count() < MIN_TOKEN_CHARS {
-                return Err(Error::Config(format!(
-                    "auth_token ({}): expected at least {MIN_TOKEN_CHARS} characters, found {}",
-                    sources["auth_token"],
-                    token.chars().count()
-                )));
-            }
-        }
-        if !addr.ip().is_loopback() && auth_token.is_none() {
-            return Err(Error::Config(format!(
-                "addr ({}): {addr} is not a loopback address; binding there needs an auth token \
-                 (--auth-token or TOOLSCOUT_AUTH_TOKEN) so that nobody else on the network can use the server",
-                sources["addr"]
-            )));
-        }
+        let addr = checked_addr(&addr, auth_token.as_deref(), &sources)?;
+        let max_body_bytes = checked_max_body(&max_body, &sources["max_body_bytes"])?;
         let search = file.search.unwrap_or_default();
         search.check()?;
         let exec =
             ExecConfig::from_sources(file.tools.unwrap_or_default(), env, cwd, &mut sources)?;
-        sources.insert(
-            "search",
-            if search == SearchConfig::default() {
-                "default".into()
-            } else {
-                "file".into()
-            },
-        );
+        let search_source = if search == SearchConfig::default() {
+            "default"
+        } else {
+            "file"
+        };
+        sources.insert("search", search_source.into());
         Ok(Config {
             search,
             exec,
             addr,
-            catalog_dir: PathBuf::from(catalog_dir),
-            models_dir: PathBuf::from(models_dir),
+            catalog_dir,
+            models_dir,
             auth_token,
             max_body_bytes,
             log_level,
