@@ -108,116 +108,17 @@ impl ExecConfig {
         cwd: &Path,
         sources: &mut BTreeMap<&'static str, String>,
     ) -> Result<ExecConfig> {
-        let var = |name: &str| env.get(name).filter(|v| !v.trim().is_empty()).cloned();
-        let mut source = |key: &'static str, from_env: bool, from_file: bool| {
-            let s = if from_env {
-                format!("env TOOLSCOUT_{}", key.to_uppercase())
-            } else if from_file {
-                "file".to_string()
-            } else {
-                "default".to_string()
-            };
-            sources.insert(key, s);
-        };
-
-        let root_env = var("TOOLSCOUT_WORKSPACE_ROOT");
-        source(
-            "workspace_root",
-            root_env.is_some(),
-            file.workspace_root.is_some(),
-        );
-        let configured = root_env.map(PathBuf::from).or(file.workspace_root);
-        let workspace_root = match configured {
-            Some(root) => existing_dir("workspace_root", &expand_home(&root, env))?,
-            // The working directory is only a default: commands that run no tool (search,
-            // validate) must not fail because it vanished; the tools then find nothing there.
-            None => cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
-        };
-
-        let paths_env = var("TOOLSCOUT_ALLOWED_PATHS");
-        source(
-            "allowed_paths",
-            paths_env.is_some(),
-            file.allowed_paths.is_some(),
-        );
-        let allowed: Vec<PathBuf> = match paths_env {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from)
-                .collect(),
-            None => file.allowed_paths.unwrap_or_default(),
-        };
-        let allowed_paths = allowed
-            .iter()
-            .map(|p| existing_dir("allowed_paths", &expand_home(p, env)))
-            .collect::<Result<Vec<_>>>()?;
-
-        let api_env = var("TOOLSCOUT_GITHUB_API_URL");
-        source(
-            "github_api_url",
-            api_env.is_some(),
-            file.github_api_url.is_some(),
-        );
-        let github_api_url = base_url(
-            "github_api_url",
-            &api_env
-                .or(file.github_api_url)
-                .unwrap_or_else(|| DEFAULT_GITHUB_API_URL.to_string()),
-        )?;
-        let github_token = var("TOOLSCOUT_GITHUB_TOKEN")
-            .or_else(|| var("GH_TOKEN"))
-            .or_else(|| var("GITHUB_TOKEN"));
-
-        let npm_env = var("TOOLSCOUT_NPM_REGISTRY");
-        source(
-            "npm_registry",
-            npm_env.is_some(),
-            file.npm_registry.is_some(),
-        );
-        let npm_registry = npm_env
-            .or(file.npm_registry)
-            .map(|u| base_url("npm_registry", &u))
-            .transpose()?;
-        let pypi_env = var("TOOLSCOUT_PYPI_URL");
-        source("pypi_url", pypi_env.is_some(), file.pypi_url.is_some());
-        let pypi_url = pypi_env
-            .or(file.pypi_url)
-            .map(|u| base_url("pypi_url", &u))
-            .transpose()?;
-
-        let chars_env = var("TOOLSCOUT_OUTPUT_CHARS");
-        source(
-            "output_chars",
-            chars_env.is_some(),
-            file.output_chars.is_some(),
-        );
-        let output_chars = match chars_env {
-            Some(v) => v.parse::<usize>().ok().filter(|n| (500..=1_000_000).contains(n)).ok_or_else(|| {
-                Error::Config(format!(
-                    "output_chars (env TOOLSCOUT_OUTPUT_CHARS): expected a whole number from 500 to 1000000, found \"{v}\""
-                ))
-            })?,
-            None => match file.output_chars {
-                Some(n) if !(500..=1_000_000).contains(&n) => {
-                    return Err(Error::Config(format!(
-                        "output_chars (file): expected a whole number from 500 to 1000000, found {n}"
-                    )))
-                }
-                Some(n) => n,
-                None => DEFAULT_OUTPUT_CHARS,
-            },
-        };
-        let lsp_servers = file.lsp_servers.unwrap_or_default();
-        if let Some((lang, _)) = lsp_servers
-            .iter()
-            .find(|(_, argv)| argv.is_empty() || argv[0].trim().is_empty())
-        {
-            return Err(Error::Config(format!(
-                "tools.lsp_servers.{lang} (file): expected a command as a non-empty list such as [\"pylsp\"], found an empty one"
-            )));
-        }
+        let mut at = Sources { env, sources };
+        let (workspace_root, allowed_paths) =
+            at.workspace(file.workspace_root, file.allowed_paths, cwd)?;
+        let (github_api_url, npm_registry, pypi_url) =
+            at.endpoints(file.github_api_url, file.npm_registry, file.pypi_url)?;
+        let github_token = at
+            .var("TOOLSCOUT_GITHUB_TOKEN")
+            .or_else(|| at.var("GH_TOKEN"))
+            .or_else(|| at.var("GITHUB_TOKEN"));
+        let output_chars = at.output_chars(file.output_chars)?;
+        let lsp_servers = checked_lsp_servers(file.lsp_servers.unwrap_or_default())?;
         let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let search_path = env
             .get("PATH")
@@ -236,6 +137,124 @@ impl ExecConfig {
             lsp_servers,
         })
     }
+}
+
+/// The environment and where each `[tools]` value came from.
+struct Sources<'a> {
+    env: &'a BTreeMap<String, String>,
+    sources: &'a mut BTreeMap<&'static str, String>,
+}
+
+impl Sources<'_> {
+    /// A set, non-blank environment variable.
+    fn var(&self, name: &str) -> Option<String> {
+        self.env.get(name).filter(|v| !v.trim().is_empty()).cloned()
+    }
+
+    /// `TOOLSCOUT_<KEY>` when set, else the file's value; records which.
+    fn pick<T>(&mut self, key: &'static str, file: Option<T>) -> (Option<String>, Option<T>) {
+        let from_env = self.var(&format!("TOOLSCOUT_{}", key.to_uppercase()));
+        let source = if from_env.is_some() {
+            format!("env TOOLSCOUT_{}", key.to_uppercase())
+        } else if file.is_some() {
+            "file".to_string()
+        } else {
+            "default".to_string()
+        };
+        self.sources.insert(key, source);
+        (from_env, file)
+    }
+
+    /// The workspace root (default: the working directory) and the other allowed paths,
+    /// each an existing directory.
+    fn workspace(
+        &mut self,
+        root: Option<PathBuf>,
+        allowed: Option<Vec<PathBuf>>,
+        cwd: &Path,
+    ) -> Result<(PathBuf, Vec<PathBuf>)> {
+        let (root_env, root_file) = self.pick("workspace_root", root);
+        let workspace_root = match root_env.map(PathBuf::from).or(root_file) {
+            Some(root) => existing_dir("workspace_root", &expand_home(&root, self.env))?,
+            // The working directory is only a default: commands that run no tool (search,
+            // validate) must not fail because it vanished; the tools then find nothing there.
+            None => cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
+        };
+        let (paths_env, paths_file) = self.pick("allowed_paths", allowed);
+        let allowed: Vec<PathBuf> = match paths_env {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            None => paths_file.unwrap_or_default(),
+        };
+        let allowed_paths = allowed
+            .iter()
+            .map(|p| existing_dir("allowed_paths", &expand_home(p, self.env)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((workspace_root, allowed_paths))
+    }
+
+    /// The GitHub API and the package registries' base URLs.
+    fn endpoints(
+        &mut self,
+        github: Option<String>,
+        npm: Option<String>,
+        pypi: Option<String>,
+    ) -> Result<(String, Option<String>, Option<String>)> {
+        let (api_env, api_file) = self.pick("github_api_url", github);
+        let github_api_url = base_url(
+            "github_api_url",
+            &api_env
+                .or(api_file)
+                .unwrap_or_else(|| DEFAULT_GITHUB_API_URL.to_string()),
+        )?;
+        let (npm_env, npm_file) = self.pick("npm_registry", npm);
+        let npm_registry = npm_env
+            .or(npm_file)
+            .map(|u| base_url("npm_registry", &u))
+            .transpose()?;
+        let (pypi_env, pypi_file) = self.pick("pypi_url", pypi);
+        let pypi_url = pypi_env
+            .or(pypi_file)
+            .map(|u| base_url("pypi_url", &u))
+            .transpose()?;
+        Ok((github_api_url, npm_registry, pypi_url))
+    }
+
+    /// How many characters a tool's output may hold, 500 to 1,000,000.
+    fn output_chars(&mut self, file: Option<usize>) -> Result<usize> {
+        let (chars_env, chars_file) = self.pick("output_chars", file);
+        match (chars_env, chars_file) {
+            (Some(v), _) => v.parse::<usize>().ok().filter(|n| (500..=1_000_000).contains(n)).ok_or_else(|| {
+                Error::Config(format!(
+                    "output_chars (env TOOLSCOUT_OUTPUT_CHARS): expected a whole number from 500 to 1000000, found \"{v}\""
+                ))
+            }),
+            (None, Some(n)) if !(500..=1_000_000).contains(&n) => Err(Error::Config(format!(
+                "output_chars (file): expected a whole number from 500 to 1000000, found {n}"
+            ))),
+            (None, Some(n)) => Ok(n),
+            (None, None) => Ok(DEFAULT_OUTPUT_CHARS),
+        }
+    }
+}
+
+/// Language-server commands from the file: each a non-empty argument list.
+fn checked_lsp_servers(
+    servers: BTreeMap<String, Vec<String>>,
+) -> Result<BTreeMap<String, Vec<String>>> {
+    if let Some((lang, _)) = servers
+        .iter()
+        .find(|(_, argv)| argv.is_empty() || argv[0].trim().is_empty())
+    {
+        return Err(Error::Config(format!(
+            "tools.lsp_servers.{lang} (file): expected a command as a non-empty list such as [\"pylsp\"], found an empty one"
+        )));
+    }
+    Ok(servers)
 }
 
 fn expand_home(path: &Path, env: &BTreeMap<String, String>) -> PathBuf {
