@@ -11,16 +11,18 @@
 //! crate uses 0.16, so tensors go in and out of ONNX Runtime as `(shape, slice)` pairs.
 
 pub use self::precision::Precision;
+use self::pure::{batches, token_counts};
+pub use self::pure::{l2_normalize, mean_pool, tokenize, TokenArrays};
 use super::{Embedder, ModelStatus};
 use crate::error::Error;
-use ndarray::{s, Array2, ArrayView2, ArrayView3};
+use ndarray::{Array2, ArrayView3};
 use ort::environment::Environment;
 use ort::session::{Session, SessionInputValue};
 use ort::value::{Outlet, TensorElementType, TensorRef};
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use tokenizers::{Encoding, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
 
 /// Width of the model's hidden state, hence of every embedding.
 pub const DIM: usize = 384;
@@ -213,130 +215,6 @@ impl Embedder for OnnxEmbedder {
     }
 }
 
-/// Cost of one `Session::run` before any token, in tokens: about 1.5 ms, and a token in a
-/// batch costs 0.07 ms (w8a8) to 0.13 ms (float) on two threads, so 12 to 20 tokens; a value
-/// in between errs neither way by much.
-const RUN_COST_TOKENS: usize = 16;
-
-/// Splits texts of ascending `lengths` (tokens) into consecutive batches of at most
-/// [`CHUNK_SIZE`] that minimise the modelled forward-pass cost: per batch [`RUN_COST_TOKENS`]
-/// plus, per text, the longest text of the batch (everything is padded to it). A task and its
-/// short steps in one batch padded every step to the task's length; a separate run for the
-/// task costs less. Dynamic programming over the sorted lengths: batches of consecutive texts
-/// are optimal for this cost.
-fn batches(lengths: &[usize]) -> Vec<std::ops::Range<usize>> {
-    let n = lengths.len();
-    // best[j]: least cost of the first j texts; from[j]: where its last batch starts.
-    let mut best = vec![usize::MAX; n + 1];
-    let mut from = vec![0usize; n + 1];
-    best[0] = 0;
-    for j in 1..=n {
-        let longest = lengths[j - 1];
-        for i in j.saturating_sub(CHUNK_SIZE)..j {
-            let cost = best[i] + RUN_COST_TOKENS + (j - i) * longest;
-            if cost < best[j] {
-                best[j] = cost;
-                from[j] = i;
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut j = n;
-    while j > 0 {
-        out.push(from[j]..j);
-        j = from[j];
-    }
-    out.reverse();
-    out
-}
-
-/// `(input_ids, attention_mask, token_type_ids)`, each `[batch, longest]`: the model's inputs.
-pub type TokenArrays = (Array2<i64>, Array2<i64>, Array2<i64>);
-
-/// Tokenizes a batch into `(input_ids, attention_mask, token_type_ids)`, each `[batch, longest]`.
-pub fn tokenize(tokenizer: &Tokenizer, batch: &[&str]) -> Result<TokenArrays, Error> {
-    let encodings = encode(tokenizer, batch)?;
-    Ok(token_arrays(&encodings.iter().collect::<Vec<_>>()))
-}
-
-/// Each text's token count with [CLS] and [SEP], truncated at [`MAX_TOKENS`]. The texts are
-/// tokenized again chunk by chunk when embedded (tokenizing costs ~1% of the model's time):
-/// keeping every `Encoding` of a large catalog (hundreds of thousands of passages, each with
-/// its ids, offsets and token strings) would hold gigabytes for the whole build.
-fn token_counts(tokenizer: &Tokenizer, texts: &[&str]) -> Result<Vec<usize>, Error> {
-    let mut counts = Vec::with_capacity(texts.len());
-    for window in texts.chunks(1024) {
-        counts.extend(encode(tokenizer, window)?.iter().map(Encoding::len));
-    }
-    Ok(counts)
-}
-
-/// Each text's tokens with [CLS] and [SEP], truncated at [`MAX_TOKENS`], unpadded.
-fn encode(tokenizer: &Tokenizer, texts: &[&str]) -> Result<Vec<Encoding>, Error> {
-    tokenizer
-        .encode_batch(texts.to_vec(), true)
-        .map_err(|e| failed("tokenizing failed", e))
-}
-
-/// The model's input arrays for a batch of encodings, padded to the longest: positions past a
-/// row's own length are [PAD] (id 0) with mask 0.
-fn token_arrays(encodings: &[&Encoding]) -> TokenArrays {
-    let rows = encodings.len();
-    let cols = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
-    let mut ids = Array2::<i64>::zeros((rows, cols));
-    let mut mask = Array2::<i64>::zeros((rows, cols));
-    let mut type_ids = Array2::<i64>::zeros((rows, cols));
-    for (r, encoding) in encodings.iter().enumerate() {
-        let columns = encoding
-            .get_ids()
-            .iter()
-            .zip(encoding.get_attention_mask())
-            .zip(encoding.get_type_ids());
-        for (c, ((&id, &m), &t)) in columns.enumerate() {
-            ids[[r, c]] = i64::from(id);
-            mask[[r, c]] = i64::from(m);
-            type_ids[[r, c]] = i64::from(t);
-        }
-    }
-    (ids, mask, type_ids)
-}
-
-/// Averages `hidden` (`[batch, seq, dim]`) over the positions where `mask` (`[batch, seq]`) is
-/// non-zero: the sentence-transformers pooling of this model. Padding never enters the mean,
-/// which is why a text's embedding does not depend on what it is batched with.
-pub fn mean_pool(hidden: ArrayView3<f32>, mask: ArrayView2<i64>) -> Array2<f32> {
-    let (batch, seq, dim) = hidden.dim();
-    assert_eq!(mask.dim(), (batch, seq), "mask shape must match hidden");
-    let mut pooled = Array2::<f32>::zeros((batch, dim));
-    for (b, mut row) in pooled.rows_mut().into_iter().enumerate() {
-        let mut count = 0u32;
-        for t in 0..seq {
-            if mask[[b, t]] != 0 {
-                row += &hidden.slice(s![b, t, ..]);
-                count += 1;
-            }
-        }
-        // An all-zero mask cannot come from the tokenizer ([CLS] and [SEP] are always there);
-        // leaving the row zero beats dividing by zero.
-        if count > 0 {
-            row /= count as f32;
-        }
-    }
-    pooled
-}
-
-/// Scales every row to unit L2 norm, so cosine similarity is a dot product. A zero row stays
-/// zero rather than becoming NaN.
-pub fn l2_normalize(mut rows: Array2<f32>) -> Array2<f32> {
-    for mut row in rows.rows_mut() {
-        let norm = row.dot(&row).sqrt();
-        if norm > f32::MIN_POSITIVE {
-            row /= norm;
-        }
-    }
-    rows
-}
-
 /// Names each missing file, and how to get it, before anything tries to open one.
 fn check_files(models_dir: &Path) -> Result<(), Error> {
     if !models_dir.is_dir() {
@@ -363,7 +241,7 @@ fn check_files(models_dir: &Path) -> Result<(), Error> {
 
 /// Reads tokenizer.json and replaces its shipped `Fixed(128)` padding and 128-token truncation:
 /// fixed padding would make every short query pay for 128 tokens. The tokenizer pads nothing:
-/// texts are tokenized all at once and sorted by length before [`token_arrays`] pads each
+/// texts are tokenized all at once and sorted by length before `pure::token_arrays` pads each
 /// chunk to its own longest.
 fn load_tokenizer(path: &Path) -> Result<Tokenizer, Error> {
     let mut tokenizer = Tokenizer::from_file(path).map_err(|e| {
@@ -431,7 +309,7 @@ fn unavailable(what: impl Display, cause: impl Display) -> Error {
     }
 }
 
-fn failed(what: impl Display, cause: impl Display) -> Error {
+pub(super) fn failed(what: impl Display, cause: impl Display) -> Error {
     Error::EmbeddingFailed {
         reason: format!("{what}: {cause}"),
     }
@@ -531,5 +409,6 @@ fn check_signature(inputs: &[Port], outputs: &[Port]) -> Result<bool, String> {
 }
 
 mod precision;
+mod pure;
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@
 //!
 //! Dropping hnsw_rs's copy of the data also halves the index's memory.
 
+use super::{VectorParams, HNSW_MAX_LAYER};
 use hnsw_rs::prelude::{DistDot, Hnsw};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
@@ -271,6 +272,31 @@ impl PartialEq for Near {
 }
 
 impl Eq for Near {}
+
+/// hnsw_rs's graph over `data` (rows of `dim`), from which [`Graph`] copies the links.
+pub(super) fn build_hnsw(
+    dim: usize,
+    data: &[f32],
+    params: &VectorParams,
+) -> Hnsw<'static, f32, DistDot> {
+    let n = data.len() / dim;
+    let hnsw = Hnsw::<f32, DistDot>::new(
+        params.max_nb_connection,
+        n,
+        HNSW_MAX_LAYER,
+        params.ef_construction,
+        DistDot,
+    );
+    let items: Vec<(&[f32], usize)> = data.chunks_exact(dim).zip(0..n).collect();
+    if params.parallel_build {
+        hnsw.parallel_insert_slice(&items);
+    } else {
+        for &item in &items {
+            hnsw.insert_slice(item);
+        }
+    }
+    hnsw
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,9 @@
 //! Tests of `vector`.
 
+use super::math::rank;
 use super::*;
 use crate::index::synthetic::{Clustered, SplitMix64};
+use std::cmp::Ordering;
 
 fn hnsw_always() -> VectorParams {
     VectorParams {
