@@ -133,6 +133,16 @@ fn describe(e: &ValidationError<'_>) -> String {
         ValidationErrorKind::Constant { expected_value } => {
             format!("expected {expected_value}, found {}", show(found))
         }
+        kind => bound(kind, found)
+            .or_else(|| size(kind, found))
+            .or_else(|| shape(kind, found))
+            .unwrap_or_else(|| format!("{e}")),
+    }
+}
+
+/// Numeric limits: minimum, maximum, exclusive bounds, multiples.
+fn bound(kind: &ValidationErrorKind, found: &Value) -> Option<String> {
+    let message = match kind {
         ValidationErrorKind::Minimum { limit } => {
             format!("expected a number >= {limit}, found {}", show(found))
         }
@@ -145,6 +155,20 @@ fn describe(e: &ValidationError<'_>) -> String {
         ValidationErrorKind::ExclusiveMaximum { limit } => {
             format!("expected a number < {limit}, found {}", show(found))
         }
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!(
+                "expected a multiple of {multiple_of}, found {}",
+                show(found)
+            )
+        }
+        _ => return None,
+    };
+    Some(message)
+}
+
+/// Lengths of strings and arrays.
+fn size(kind: &ValidationErrorKind, found: &Value) -> Option<String> {
+    let message = match kind {
         ValidationErrorKind::MinLength { limit } => format!(
             "expected at least {limit} characters, found {}",
             char_count(found)
@@ -161,6 +185,14 @@ fn describe(e: &ValidationError<'_>) -> String {
             "expected at most {limit} items, found {}",
             found.as_array().map_or(0, Vec::len)
         ),
+        _ => return None,
+    };
+    Some(message)
+}
+
+/// Uniqueness, patterns, formats and the combinators.
+fn shape(kind: &ValidationErrorKind, found: &Value) -> Option<String> {
+    let message = match kind {
         ValidationErrorKind::UniqueItems => {
             format!("expected unique items, found duplicates in {}", show(found))
         }
@@ -173,12 +205,6 @@ fn describe(e: &ValidationError<'_>) -> String {
         ValidationErrorKind::Format { format } => {
             format!("expected a valid {format}, found {}", show(found))
         }
-        ValidationErrorKind::MultipleOf { multiple_of } => {
-            format!(
-                "expected a multiple of {multiple_of}, found {}",
-                show(found)
-            )
-        }
         ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. } => {
             format!(
                 "expected a value matching one of the allowed shapes, found {}",
@@ -189,8 +215,9 @@ fn describe(e: &ValidationError<'_>) -> String {
             "expected a value matching exactly one allowed shape, found {} matching several",
             show(found)
         ),
-        _ => format!("{e}"),
-    }
+        _ => return None,
+    };
+    Some(message)
 }
 
 fn char_count(v: &Value) -> String {
