@@ -161,6 +161,63 @@ pub struct KeywordIndex {
     impacts: Impacts,
 }
 
+/// An in-memory index with one text field a keyword field and the tool ordinal as a fast
+/// field, with the request analyzer registered.
+fn empty_index() -> (Index, [Field; KeywordField::ALL.len()], Field) {
+    let mut schema_builder = Schema::builder();
+    // Frequencies but no positions: scoring is per-term BM25, nothing runs phrase queries,
+    // and positions would roughly double the index.
+    let text_options = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields =
+        KeywordField::ALL.map(|f| schema_builder.add_text_field(f.as_str(), text_options.clone()));
+    let ordinal_field =
+        schema_builder.add_u64_field("ordinal", NumericOptions::default().set_fast());
+    let index = Index::create_in_ram(schema_builder.build());
+    index.tokenizers().register(TOKENIZER_NAME, analyzer());
+    (index, fields, ordinal_field)
+}
+
+/// Adds every document and merges into one segment.
+fn write_documents(
+    index: &Index,
+    fields: &[Field],
+    ordinal_field: Field,
+    docs: &[ToolDocument],
+) -> Result<(), Error> {
+    // One worker thread: doc ids then follow insertion order, which keeps builds
+    // reproducible; background merges are off so the merge below is the only one.
+    let mut writer: IndexWriter<TantivyDocument> = index
+        .writer_with_options(
+            IndexWriterOptions::builder()
+                .num_worker_threads(1)
+                .memory_budget_per_thread(WRITER_MEMORY_BUDGET)
+                .build(),
+        )
+        .map_err(internal)?;
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    for doc in docs {
+        let mut tdoc = TantivyDocument::default();
+        for (field, kind) in fields.iter().zip(KeywordField::ALL) {
+            tdoc.add_text(*field, kind.text(doc));
+        }
+        tdoc.add_u64(ordinal_field, u64::from(doc.ordinal));
+        writer.add_document(tdoc).map_err(internal)?;
+    }
+    writer.commit().map_err(internal)?;
+    // A single segment keeps the search loop to one pass and postings lookups to one
+    // dictionary per field.
+    let segment_ids = index.searchable_segment_ids().map_err(internal)?;
+    if segment_ids.len() > 1 {
+        writer.merge(&segment_ids).wait().map_err(internal)?;
+    }
+    writer.wait_merging_threads().map_err(internal)?;
+    Ok(())
+}
+
 impl std::fmt::Debug for KeywordIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeywordIndex")
@@ -180,49 +237,8 @@ impl KeywordIndex {
     /// Indexes `docs` in RAM. Ordinals come from the documents, not from their position in
     /// the slice.
     pub fn build(docs: &[ToolDocument], weights: FieldWeights) -> Result<KeywordIndex, Error> {
-        let mut schema_builder = Schema::builder();
-        // Frequencies but no positions: scoring is per-term BM25, nothing runs phrase queries,
-        // and positions would roughly double the index.
-        let text_options = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(TOKENIZER_NAME)
-                .set_index_option(IndexRecordOption::WithFreqs),
-        );
-        let fields = KeywordField::ALL
-            .map(|f| schema_builder.add_text_field(f.as_str(), text_options.clone()));
-        let ordinal_field =
-            schema_builder.add_u64_field("ordinal", NumericOptions::default().set_fast());
-        let index = Index::create_in_ram(schema_builder.build());
-        index.tokenizers().register(TOKENIZER_NAME, analyzer());
-
-        // One worker thread: doc ids then follow insertion order, which keeps builds
-        // reproducible; background merges are off so the merge below is the only one.
-        let mut writer: IndexWriter<TantivyDocument> = index
-            .writer_with_options(
-                IndexWriterOptions::builder()
-                    .num_worker_threads(1)
-                    .memory_budget_per_thread(WRITER_MEMORY_BUDGET)
-                    .build(),
-            )
-            .map_err(internal)?;
-        writer.set_merge_policy(Box::new(NoMergePolicy));
-        for doc in docs {
-            let mut tdoc = TantivyDocument::default();
-            for (field, kind) in fields.iter().zip(KeywordField::ALL) {
-                tdoc.add_text(*field, kind.text(doc));
-            }
-            tdoc.add_u64(ordinal_field, u64::from(doc.ordinal));
-            writer.add_document(tdoc).map_err(internal)?;
-        }
-        writer.commit().map_err(internal)?;
-        // A single segment keeps the search loop to one pass and postings lookups to one
-        // dictionary per field.
-        let segment_ids = index.searchable_segment_ids().map_err(internal)?;
-        if segment_ids.len() > 1 {
-            writer.merge(&segment_ids).wait().map_err(internal)?;
-        }
-        writer.wait_merging_threads().map_err(internal)?;
-
+        let (index, fields, ordinal_field) = empty_index();
+        write_documents(&index, &fields, ordinal_field, docs)?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
