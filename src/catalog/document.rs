@@ -61,36 +61,6 @@ impl PassageKind {
 
 impl ToolDocument {
     pub fn from_record(ordinal: u32, tool: &ToolRecord) -> ToolDocument {
-        let mut names = Vec::new();
-        for name in tool.names().chain(std::iter::once(tool.tool_id.as_str())) {
-            names.push(name.to_string());
-            let words = split_identifier(name).join(" ");
-            if words != name.to_lowercase() {
-                names.push(words);
-            }
-        }
-        names.dedup();
-        let tags: Vec<String> = tool
-            .semantic_tags
-            .iter()
-            .map(|t| t.replace('-', " "))
-            .collect();
-        // A tool from an MCP server or a tools file: the server's name and title say what
-        // it belongs to ("github", "slack") as a catalog's keywords do, and the server's
-        // description is guidance for every tool it serves. Keyword evidence only: one
-        // shared passage per server would tie all of its tools on meaning.
-        let source_names = tool
-            .source
-            .iter()
-            .flat_map(|s| std::iter::once(s.name.clone()).chain(s.title.clone()));
-        let keywords = tool
-            .search_keywords
-            .iter()
-            .cloned()
-            .chain(source_names)
-            .chain(tags.iter().cloned())
-            .collect::<Vec<_>>()
-            .join(", ");
         let parameters = tool
             .parameters
             .iter()
@@ -108,29 +78,13 @@ impl ToolDocument {
                 .iter()
                 .map(|p| format!("{}. {}", p.name, p.description)),
         );
-        let display = split_identifier(&tool.name).join(" ");
-        let mut passages = vec![Passage {
-            kind: PassageKind::Summary,
-            text: format!("{display}: {}", tool.description),
-        }];
-        passages.extend(keyword_passages(&display, &tool.search_keywords));
-        passages.extend(
-            chunk_sentences(&tool.when_to_use, GUIDANCE_CHUNK_WORDS)
-                .into_iter()
-                .map(|text| Passage {
-                    kind: PassageKind::Guidance,
-                    text,
-                }),
-        );
-        passages.extend(parameter_passages(tool));
-        passages.extend(tool.examples.iter().map(|e| Passage {
-            kind: PassageKind::Example,
-            text: format!("{}: {}", e.title, e.use_case),
-        }));
+        let names = name_field(tool);
+        let keywords = keyword_field(tool);
+        let passages = passages(tool);
         ToolDocument {
             ordinal,
             tool_id: tool.tool_id.clone(),
-            names: names.join("\n"),
+            names,
             keywords,
             description: tool.description.clone(),
             guidance: match tool.source.as_ref().and_then(|s| s.description.as_ref()) {
@@ -143,6 +97,66 @@ impl ToolDocument {
             passages,
         }
     }
+}
+
+/// Every name of a tool (id, name, aliases), each also split into words where that differs
+/// ("localSearchCode" -> "local search code").
+fn name_field(tool: &ToolRecord) -> String {
+    let mut names = Vec::new();
+    for name in tool.names().chain(std::iter::once(tool.tool_id.as_str())) {
+        names.push(name.to_string());
+        let words = split_identifier(name).join(" ");
+        if words != name.to_lowercase() {
+            names.push(words);
+        }
+    }
+    names.dedup();
+    names.join("\n")
+}
+
+/// Keyword phrases, semantic tags, and the name and title of the tool's source.
+fn keyword_field(tool: &ToolRecord) -> String {
+    let tags = tool.semantic_tags.iter().map(|t| t.replace('-', " "));
+    // A tool from an MCP server or a tools file: the server's name and title say what
+    // it belongs to ("github", "slack") as a catalog's keywords do, and the server's
+    // description is guidance for every tool it serves. Keyword evidence only: one
+    // shared passage per server would tie all of its tools on meaning.
+    let source_names = tool
+        .source
+        .iter()
+        .flat_map(|s| std::iter::once(s.name.clone()).chain(s.title.clone()));
+    tool.search_keywords
+        .iter()
+        .cloned()
+        .chain(source_names)
+        .chain(tags)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The passages embedded for a tool: its summary, keyword phrases, guidance in chunks,
+/// parameters in groups, and examples.
+fn passages(tool: &ToolRecord) -> Vec<Passage> {
+    let display = split_identifier(&tool.name).join(" ");
+    let mut passages = vec![Passage {
+        kind: PassageKind::Summary,
+        text: format!("{display}: {}", tool.description),
+    }];
+    passages.extend(keyword_passages(&display, &tool.search_keywords));
+    passages.extend(
+        chunk_sentences(&tool.when_to_use, GUIDANCE_CHUNK_WORDS)
+            .into_iter()
+            .map(|text| Passage {
+                kind: PassageKind::Guidance,
+                text,
+            }),
+    );
+    passages.extend(parameter_passages(tool));
+    passages.extend(tool.examples.iter().map(|e| Passage {
+        kind: PassageKind::Example,
+        text: format!("{}: {}", e.title, e.use_case),
+    }));
+    passages
 }
 
 /// The parameters as passages of about `GUIDANCE_CHUNK_WORDS` words, "name (type):
