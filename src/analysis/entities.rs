@@ -279,6 +279,18 @@ pub fn entities(text: &str) -> Vec<Entity> {
             push(EntityKind::Package, name.range(), None);
         }
     }
+    local_passes(text, p, &mut push);
+    out.sort_by_key(|e| e.span.start);
+    out
+}
+
+/// The passes after URLs, addresses, SQL, regexes and packages: numbers of pull requests
+/// and issues, paths and file names, file types, dates before line numbers, and symbols.
+fn local_passes(
+    text: &str,
+    p: &Patterns,
+    push: &mut impl FnMut(EntityKind, Range<usize>, Option<&'static str>),
+) {
     for m in p.pull.find_iter(text) {
         push(EntityKind::PullRequest, m.range(), None);
     }
@@ -319,8 +331,6 @@ pub fn entities(text: &str) -> Vec<Entity> {
     for m in p.symbol.find_iter(text) {
         push(EntityKind::Symbol, m.range(), None);
     }
-    out.sort_by_key(|e| e.span.start);
-    out
 }
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
