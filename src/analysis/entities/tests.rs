@@ -1,0 +1,96 @@
+//! Tests of `entities`.
+
+use super::*;
+
+fn kinds(text: &str) -> Vec<(EntityKind, String)> {
+    entities(text)
+        .into_iter()
+        .map(|e| (e.kind, text[e.span].to_string()))
+        .collect()
+}
+
+#[test]
+fn repositories_paths_and_files_are_told_apart() {
+    let k = kinds("search issues in rust-lang/cargo about src/core/mod.rs and config.yaml");
+    assert!(
+        k.contains(&(EntityKind::Repository, "rust-lang/cargo".into())),
+        "{k:?}"
+    );
+    assert!(
+        k.contains(&(EntityKind::Path, "src/core/mod.rs".into())),
+        "{k:?}"
+    );
+    assert!(
+        k.contains(&(EntityKind::Path, "config.yaml".into())),
+        "{k:?}"
+    );
+    let k = kinds("open the vercel/next.js repo");
+    assert_eq!(k[0].0, EntityKind::Repository, "{k:?}");
+}
+
+#[test]
+fn times_fractions_and_dates_are_no_lines_or_repositories() {
+    let k = kinds("remind me on March 16th at 2:30 PM");
+    assert!(k.contains(&(EntityKind::Date, "2:30 PM".into())), "{k:?}");
+    assert!(k.iter().all(|(kind, _)| *kind != EntityKind::Line), "{k:?}");
+    for text in ["calculate 25*3+7/3", "due 10/12/2024", "a 16/9 screen"] {
+        let k = kinds(text);
+        assert!(
+            k.iter()
+                .all(|(kind, _)| !matches!(kind, EntityKind::Repository | EntityKind::Path)),
+            "{text}: {k:?}"
+        );
+    }
+    let k = kinds("open src/main.rs:42 and a+b/c");
+    assert!(k.contains(&(EntityKind::Line, ":42".into())), "{k:?}");
+    assert!(k.contains(&(EntityKind::Path, "a+b/c".into())), "{k:?}");
+}
+
+#[test]
+fn numbers_urls_and_packages() {
+    let k = kinds("review PR #1234 and issue #7 then fetch https://example.com/a?b=1");
+    assert_eq!(k[0], (EntityKind::PullRequest, "PR #1234".into()));
+    assert_eq!(k[1], (EntityKind::Issue, "issue #7".into()));
+    assert_eq!(k[2].0, EntityKind::Url);
+    let e = entities("what is the latest version of the npm package zod");
+    assert_eq!(e[0].kind, EntityKind::Package);
+    assert_eq!(e[0].ecosystem, Some("npm"));
+    let k = kinds("see line 42 of main.rs and all YAML files");
+    assert!(
+        k.iter()
+            .any(|(k, t)| *k == EntityKind::Line && t == "line 42"),
+        "{k:?}"
+    );
+    assert!(
+        k.iter()
+            .any(|(k, t)| *k == EntityKind::FileType && t == "YAML files"),
+        "{k:?}"
+    );
+}
+
+#[test]
+fn symbols_dates_and_sql() {
+    let k = kinds("where is `parseConfig` called, and Foo::bar? SELECT id FROM users on March 3rd");
+    assert!(
+        k.iter()
+            .any(|(k, t)| *k == EntityKind::Symbol && t == "parseConfig"),
+        "{k:?}"
+    );
+    assert!(
+        k.iter()
+            .any(|(k, t)| *k == EntityKind::Symbol && t == "Foo::bar"),
+        "{k:?}"
+    );
+    assert!(k.iter().any(|(k, _)| *k == EntityKind::Sql), "{k:?}");
+    assert!(
+        k.iter()
+            .any(|(k, t)| *k == EntityKind::Date && t == "March 3rd"),
+        "{k:?}"
+    );
+}
+
+#[test]
+fn plain_sentences_have_none() {
+    assert!(entities("Find the weather forecast for tomorrow's trip").len() <= 1);
+    assert!(entities("I need a tool that helps me plan meals").is_empty());
+}
