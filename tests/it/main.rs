@@ -18,6 +18,7 @@ mod http_api;
 mod http_inputs;
 mod http_ops;
 mod http_routes;
+mod in_process;
 mod recommend;
 mod runnable;
 mod search;
