@@ -64,8 +64,42 @@ impl Engine {
     }
 }
 
+/// The tools a request's filters let through, by ordinal, and how many they are.
+pub(super) struct Admitted {
+    /// Per ordinal; `None` when the request filters nothing.
+    allowed: Option<Vec<bool>>,
+    pub(super) count: usize,
+}
+
+impl Admitted {
+    /// Whether the tool at ordinal `o` passes the filters.
+    pub(super) fn allows(&self, o: u32) -> bool {
+        is_allowed(&self.allowed, o)
+    }
+
+    /// Whether any tool is kept out: only then do the indexes take their filtered paths.
+    pub(super) fn restricts(&self) -> bool {
+        self.allowed.is_some()
+    }
+}
+
+impl Engine {
+    /// The tools `req` lets through. Without a filter every tool is allowed: no per-tool
+    /// pass, and the indexes take their unfiltered (cheaper) paths.
+    pub(super) fn admitted(&self, req: &SearchRequest) -> Admitted {
+        let tools = self.catalog().tools();
+        let allowed: Option<Vec<bool>> = req
+            .restricts()
+            .then(|| tools.iter().map(|t| self.passes_filters(t, req)).collect());
+        let count = allowed
+            .as_ref()
+            .map_or(tools.len(), |a| a.iter().filter(|a| **a).count());
+        Admitted { allowed, count }
+    }
+}
+
 /// Whether the tool at ordinal `o` passes the request's filters (`None`: there are none).
-pub(super) fn is_allowed(allowed: &Option<Vec<bool>>, o: u32) -> bool {
+fn is_allowed(allowed: &Option<Vec<bool>>, o: u32) -> bool {
     allowed
         .as_ref()
         .is_none_or(|a| a.get(o as usize).copied().unwrap_or(false))

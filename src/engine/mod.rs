@@ -3,6 +3,7 @@
 //! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
 
 mod compare;
+mod evidence;
 mod filters;
 mod recommend;
 mod request;

@@ -1,10 +1,14 @@
 //! `Engine::search`: cache, mode choice, candidates from both indexes under the request's
-//! filters, evidence, ranking (pure, in `rank`), threshold, and the explained response.
+//! filters, evidence (`evidence`), ranking (pure, in `rank`), threshold, hints, and the
+//! explained response.
 
-use super::filters::is_allowed;
+use super::evidence::EvidenceMap;
+use super::filters::Admitted;
 use super::request::SearchRequest;
 use super::response::*;
-use super::{Engine, QueryTexts, QueryVectors, ALGORITHM_VERSION};
+use super::retrieve::{MatchedTerms, Retrieved};
+use super::suggest::UnknownWord;
+use super::{Engine, QueryTexts, QueryVectors, SemanticStatus, ALGORITHM_VERSION};
 use crate::analysis::QueryAnalysis;
 use crate::error::{Error, Result};
 use crate::rank::{self, Evidence, Ranked, Weights};
@@ -20,6 +24,65 @@ const CANDIDATES_PER_RESULT: usize = 4;
 const MIN_CANDIDATES: usize = 40;
 /// Alternatives listed per hit.
 const MAX_ALTERNATIVES: usize = 5;
+
+/// One request's search as every stage reads it.
+pub(super) struct SearchPlan<'a> {
+    pub(super) req: &'a SearchRequest,
+    /// Vectors embedded beforehand (see [`Engine::search_with_vectors`]).
+    pub(super) vectors: Option<&'a QueryVectors>,
+    /// The mode that runs: the one asked for, or keyword when the model is unavailable.
+    pub(super) mode: SearchMode,
+    pub(super) max_results: usize,
+    pub(super) admitted: Admitted,
+    /// Whether the catalog is small enough for every tool to be a candidate.
+    pub(super) exhaustive: bool,
+    /// Candidates each index proposes.
+    pub(super) candidates: usize,
+    pub(super) analysis: QueryAnalysis,
+    pub(super) texts: QueryTexts,
+}
+
+/// The ranking cut at the similarity threshold.
+struct Cut<'r> {
+    threshold: f64,
+    /// Every hit with a score, best first.
+    matching: Vec<&'r Ranked>,
+    /// The hits at or above the threshold, and those the query names exactly.
+    above: Vec<&'r Ranked>,
+    below_threshold: usize,
+}
+
+impl<'r> Cut<'r> {
+    fn of(ranked: &'r [Ranked], threshold: f64) -> Cut<'r> {
+        let matching: Vec<&Ranked> = ranked.iter().filter(|r| r.score > 0.0).collect();
+        let above: Vec<&Ranked> = matching
+            .iter()
+            .copied()
+            .filter(|r| r.score >= threshold || r.details.exact_match)
+            .collect();
+        let below_threshold = matching.len() - above.len();
+        Cut {
+            threshold,
+            matching,
+            above,
+            below_threshold,
+        }
+    }
+
+    /// The hits shown: the first `max_results` above the threshold.
+    fn shown(&self, max_results: usize) -> &[&'r Ranked] {
+        &self.above[..self.above.len().min(max_results)]
+    }
+}
+
+/// What the hints read of the outcome.
+struct Verdict<'u> {
+    /// Hits shown.
+    shown: usize,
+    no_good_match: bool,
+    /// The query's words the catalog lacks.
+    unknown: &'u [UnknownWord<'u>],
+}
 
 impl Engine {
     /// Answers a validated search request.
@@ -51,31 +114,69 @@ impl Engine {
         self.search_with_vectors(req, None)
     }
 
-    /// The search itself. `vectors`, when given, holds query and context vectors embedded
-    /// beforehand in one batch (recommend embeds all its sub-queries at once); texts missing
-    /// from it are embedded here.
+    /// The search itself, stage by stage. `vectors`, when given, holds query and context
+    /// vectors embedded beforehand in one batch (recommend embeds all its sub-queries at
+    /// once); texts missing from it are embedded here.
     pub(super) fn search_with_vectors(
         &self,
         req: &SearchRequest,
         vectors: Option<&QueryVectors>,
     ) -> Result<SearchResponse> {
-        let snap = &self.snapshot;
-        let tools = snap.catalog.tools();
         let mut hints = Vec::new();
+        let plan = self.plan(req, vectors, &mut hints)?;
+        let (mut evidence, matched) = self.retrieval(&plan)?;
+        let exact = self.exact_name_evidence(&plan, &mut evidence);
+        let near_names = self.near_name_evidence(&plan, exact, &mut evidence);
+        self.affordance_evidence(&plan.analysis, &mut evidence);
+        self.context_evidence(&plan, &mut evidence)?;
+        let ranked = self.fuse(&plan, evidence);
+        let cut = Cut::of(&ranked, self.config.similarity_threshold);
+        let category_breakdown = self.category_breakdown(&cut.above);
+        let results = self.results(&plan, &cut, &matched, &ranked);
+        let no_good_match = self.no_good_match(&plan, &cut, results.len());
+        // Words the catalog lacks, for the hints and the suggestions.
+        let unknown = self.unknown_words(&req.query);
+        let verdict = Verdict {
+            shown: results.len(),
+            no_good_match: no_good_match.is_some(),
+            unknown: &unknown,
+        };
+        self.push_hints(&plan, &cut, &verdict, &mut hints);
+        let query_suggestions = if self.config.enable_query_suggestions {
+            self.suggestions(req, &unknown, &near_names, &ranked, results.len())
+        } else {
+            Vec::new()
+        };
+        Ok(SearchResponse {
+            success: true,
+            query: req.query.clone(),
+            results: results.into(),
+            total_results: cut.above.len(),
+            execution_time: 0.0,
+            query_suggestions,
+            category_breakdown,
+            timestamp: crate::time::now_rfc3339(),
+            metadata: self.search_metadata(&plan, &cut, no_good_match, hints),
+        })
+    }
+
+    /// The plan: mode, filters, candidate count and the query's texts. Semantic search
+    /// asked for without a model is an error; hybrid falls back to keyword with a hint.
+    fn plan<'a>(
+        &self,
+        req: &'a SearchRequest,
+        vectors: Option<&'a QueryVectors>,
+        hints: &mut Vec<String>,
+    ) -> Result<SearchPlan<'a>> {
+        let tools = self.snapshot.catalog.tools();
         let requested = req.search_mode.unwrap_or(self.config.default_search_mode);
-        let mode = match (&snap.semantic_status, requested) {
-            (
-                crate::index::snapshot::SemanticStatus::Unavailable { reason },
-                SearchMode::Semantic,
-            ) => {
+        let mode = match (&self.snapshot.semantic_status, requested) {
+            (SemanticStatus::Unavailable { reason }, SearchMode::Semantic) => {
                 return Err(Error::ModelUnavailable {
                     reason: reason.clone(),
                 });
             }
-            (
-                crate::index::snapshot::SemanticStatus::Unavailable { reason },
-                SearchMode::Hybrid,
-            ) => {
+            (SemanticStatus::Unavailable { reason }, SearchMode::Hybrid) => {
                 hints.push(format!(
                     "semantic search is unavailable ({reason}); results come from keyword search only"
                 ));
@@ -84,93 +185,45 @@ impl Engine {
             (_, m) => m,
         };
         let max_results = req.max_results.min(self.config.max_results_limit);
-        // Without a filter every tool is allowed: no per-tool pass, and the indexes take
-        // their unfiltered (cheaper) paths.
-        let allowed: Option<Vec<bool>> = req
-            .restricts()
-            .then(|| tools.iter().map(|t| self.passes_filters(t, req)).collect());
-        let allow = |o: u32| is_allowed(&allowed, o);
-        let allowed_count = allowed
-            .as_ref()
-            .map_or(tools.len(), |a| a.iter().filter(|a| **a).count());
-
         let exhaustive = tools.len() <= self.config.exhaustive_limit;
-        let k = if exhaustive {
+        let candidates = if exhaustive {
             tools.len()
         } else {
             (max_results * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES)
         };
-
-        let allow_stages: Option<&(dyn Fn(u32) -> bool + Sync)> =
-            allowed.as_ref().map(|_| &allow as _);
         let analysis = QueryAnalysis::of(&req.query);
         let texts = QueryTexts::of(&req.query, &analysis);
+        Ok(SearchPlan {
+            req,
+            vectors,
+            mode,
+            max_results,
+            admitted: self.admitted(req),
+            exhaustive,
+            candidates,
+            analysis,
+            texts,
+        })
+    }
 
-        let (mut evidence, matched) =
-            self.retrieve(&texts, mode, k, allow_stages, exhaustive, vectors)?;
-        let exact = snap.exact(&req.query).filter(|&o| allow(o));
-        if let Some(o) = exact {
-            evidence
-                .entry(o)
-                .or_insert_with(|| Evidence {
-                    ordinal: o,
-                    ..Evidence::default()
-                })
-                .exact_match = true;
-        }
-        // A typo of a tool's name still means that tool: the closest names count as
-        // evidence (`rank::near_name_score`), within the filters.
-        let near_names = self.near_names(&req.query, exact);
-        let closest = near_names.first().map(|&(d, _)| d);
-        for &(d, o) in &near_names {
-            if Some(d) == closest && allow(o) {
-                evidence
-                    .entry(o)
-                    .or_insert_with(|| Evidence {
-                        ordinal: o,
-                        ..Evidence::default()
-                    })
-                    .name_edits = Some(d);
-            }
-        }
-        // Most requests carry no values: then no tool's affordance is looked at.
-        if analysis.asks_anything() {
-            let kinds = analysis.kinds();
-            for e in evidence.values_mut() {
-                let fit = self.affordances[e.ordinal as usize].fit_kinds(&kinds, analysis.locality);
-                e.affordance = fit.score();
-            }
-        }
-        let has_context = req.context.is_some();
-        if let Some(context) = &req.context {
-            let ordinals: Vec<u32> = evidence.keys().copied().collect();
-            match (&snap.semantic, mode) {
-                (Some(sem), SearchMode::Semantic | SearchMode::Hybrid) => {
-                    if let Some(cv) = self.query_vector(context, vectors)? {
-                        let summaries = sem.summaries.score_owners(&cv, &ordinals)?;
-                        let passages = sem.passages.score_owners(&cv, &ordinals)?;
-                        for ((o, s), p) in ordinals.iter().zip(summaries).zip(passages) {
-                            if let Some(e) = evidence.get_mut(o) {
-                                e.context_cosine = rank::blend_cosine(
-                                    s.map(|h| h.cosine as f64),
-                                    p.map(|h| h.cosine as f64),
-                                );
-                            }
-                        }
-                    }
-                }
-                _ => {
-                    let allow_fn: Option<&dyn Fn(u32) -> bool> =
-                        allowed.as_ref().map(|_| &allow as _);
-                    for hit in snap.keyword.search(context, tools.len(), allow_fn) {
-                        if let Some(e) = evidence.get_mut(&hit.ordinal) {
-                            e.context_bm25 = Some(hit.bm25 as f64);
-                        }
-                    }
-                }
-            }
-        }
+    /// Retrieval: each index's candidates for the query's texts, within the filters.
+    fn retrieval(&self, plan: &SearchPlan<'_>) -> Result<Retrieved> {
+        let allow = |o: u32| plan.admitted.allows(o);
+        let allow_stages: Option<&(dyn Fn(u32) -> bool + Sync)> =
+            plan.admitted.restricts().then_some(&allow);
+        self.retrieve(
+            &plan.texts,
+            plan.mode,
+            plan.candidates,
+            allow_stages,
+            plan.exhaustive,
+            plan.vectors,
+        )
+    }
 
+    /// Fusion: the evidence ranked (pure, in `rank`), runnable twins first. Values in the
+    /// query shift the weights (`Weights::with_values`).
+    fn fuse(&self, plan: &SearchPlan<'_>, evidence: EvidenceMap) -> Vec<Ranked> {
         let mut evidence: Vec<Evidence> = evidence.into_values().collect();
         evidence.sort_by_key(|e| e.ordinal);
         let mut weights = Weights {
@@ -178,35 +231,43 @@ impl Engine {
             keyword: self.config.keyword_weight,
             context: self.config.context_weight,
         };
-        if !analysis.entities.is_empty() {
+        if !plan.analysis.entities.is_empty() {
             weights = weights.with_values();
         }
-        let mut ranked = rank::rank(&evidence, mode, weights, has_context);
+        let has_context = plan.req.context.is_some();
+        let mut ranked = rank::rank(&evidence, plan.mode, weights, has_context);
         rank::prefer_runnable(&mut ranked, &self.twins);
-        let matching: Vec<&Ranked> = ranked.iter().filter(|r| r.score > 0.0).collect();
-        let threshold = self.config.similarity_threshold;
-        let above: Vec<&Ranked> = matching
-            .iter()
-            .copied()
-            .filter(|r| r.score >= threshold || r.details.exact_match)
-            .collect();
-        let below_threshold = matching.len() - above.len();
+        ranked
+    }
 
+    /// How many hits above the threshold each category has.
+    fn category_breakdown(&self, above: &[&Ranked]) -> BTreeMap<String, usize> {
+        let tools = self.snapshot.catalog.tools();
         let mut by_category: BTreeMap<&str, usize> = BTreeMap::new();
-        for r in &above {
+        for r in above {
             *by_category
                 .entry(tools[r.ordinal as usize].category.as_str())
                 .or_insert(0) += 1;
         }
-        let category_breakdown: BTreeMap<String, usize> = by_category
+        by_category
             .into_iter()
             .map(|(c, n)| (c.to_string(), n))
-            .collect();
-        let shown: Vec<&Ranked> = above.iter().copied().take(max_results).collect();
+            .collect()
+    }
+
+    /// The explained hits shown, each with its confidence.
+    fn results(
+        &self,
+        plan: &SearchPlan<'_>,
+        cut: &Cut<'_>,
+        matched: &MatchedTerms,
+        ranked: &[Ranked],
+    ) -> Vec<ToolSearchResult> {
+        let above = &cut.above;
         // Over one more hit than is shown: the last one's margin is to the next, hidden hit.
-        let levels = rank::confidences(&above[..above.len().min(max_results + 1)]);
-        let lower = req.query.to_lowercase();
-        let results: Vec<ToolSearchResult> = shown
+        let levels = rank::confidences(&above[..above.len().min(plan.max_results + 1)]);
+        let lower = plan.req.query.to_lowercase();
+        cut.shown(plan.max_results)
             .iter()
             .zip(levels)
             .map(|(r, level)| {
@@ -217,80 +278,90 @@ impl Engine {
                     .into_iter()
                     .flatten()
                     .filter(|(_, term)| {
-                        texts.keyword == req.query || lower.contains(&term.to_lowercase())
+                        plan.texts.keyword == plan.req.query || lower.contains(&term.to_lowercase())
                     })
                     .cloned()
                     .collect();
-                self.result(r, level, &m, req, &ranked, &analysis)
+                self.result(r, level, &m, plan.req, ranked, &plan.analysis)
             })
-            .collect();
+            .collect()
+    }
 
-        let no_good_match = if results.is_empty() {
-            Some(if allowed_count == 0 {
-                "no tool in the catalog passes the given category, type and filters".to_string()
-            } else if matching.is_empty() {
-                "no tool matched any word or meaning of the query".to_string()
-            } else {
-                let best = matching[0].score;
-                format!(
-                    "the best match, {}, scored {best:.2}, below the similarity threshold {threshold:.2}",
-                    tools[matching[0].ordinal as usize].tool_id
-                )
-            })
-        } else {
-            None
-        };
-        if allowed_count < tools.len()
-            && (results.len() < max_results.min(3) || no_good_match.is_some())
-        {
-            hints.push(self.filters_hint(req, allowed_count));
+    /// Why nothing is shown, when nothing is.
+    fn no_good_match(&self, plan: &SearchPlan<'_>, cut: &Cut<'_>, shown: usize) -> Option<String> {
+        if shown > 0 {
+            return None;
         }
-        // Words the catalog lacks, for the hints below and the suggestions.
-        let unknown = self.unknown_words(&req.query);
-        // Nothing shown, or every hit weak: say so, and why when the query's own words are
-        // the reason (`words_hint`).
-        match shown.first() {
+        let tools = self.snapshot.catalog.tools();
+        Some(if plan.admitted.count == 0 {
+            "no tool in the catalog passes the given category, type and filters".to_string()
+        } else if cut.matching.is_empty() {
+            "no tool matched any word or meaning of the query".to_string()
+        } else {
+            let best = cut.matching[0].score;
+            format!(
+                "the best match, {}, scored {best:.2}, below the similarity threshold {:.2}",
+                tools[cut.matching[0].ordinal as usize].tool_id, cut.threshold
+            )
+        })
+    }
+
+    /// The hints after ranking: filters that leave few tools, weak or no matches (and why,
+    /// when the query's own words are the reason: `words_hint`), hits hidden below the
+    /// threshold.
+    fn push_hints(
+        &self,
+        plan: &SearchPlan<'_>,
+        cut: &Cut<'_>,
+        verdict: &Verdict<'_>,
+        hints: &mut Vec<String>,
+    ) {
+        let (allowed_count, max_results) = (plan.admitted.count, plan.max_results);
+        if allowed_count < self.snapshot.catalog.tools().len()
+            && (verdict.shown < max_results.min(3) || verdict.no_good_match)
+        {
+            hints.push(self.filters_hint(plan.req, allowed_count));
+        }
+        match cut.shown(max_results).first() {
             Some(best) if !best.details.exact_match && best.score < crate::rank::MEDIUM_SCORE => {
                 let lead = format!("every match is weak (best score {:.2})", best.score);
-                hints.push(Engine::words_hint(&unknown, lead));
+                hints.push(Engine::words_hint(verdict.unknown, lead));
             }
             None if allowed_count > 0 => {
                 hints.push(Engine::words_hint(
-                    &unknown,
+                    verdict.unknown,
                     "no tool matched well".to_string(),
                 ));
             }
             _ => {}
         }
-        if below_threshold > 0 && results.len() < max_results {
-            hints.push(format!("{below_threshold} weaker matches scored below the similarity threshold {threshold:.2} and are not shown"));
+        if cut.below_threshold > 0 && verdict.shown < max_results {
+            hints.push(format!(
+                "{} weaker matches scored below the similarity threshold {:.2} and are not shown",
+                cut.below_threshold, cut.threshold
+            ));
         }
-        let query_suggestions = if self.config.enable_query_suggestions {
-            self.suggestions(req, &unknown, &near_names, &ranked, results.len())
-        } else {
-            Vec::new()
-        };
-        Ok(SearchResponse {
-            success: true,
-            query: req.query.clone(),
-            results: results.into(),
-            total_results: above.len(),
-            execution_time: 0.0,
-            query_suggestions,
-            category_breakdown,
-            timestamp: crate::time::now_rfc3339(),
-            metadata: SearchMetadata {
-                search_mode_used: mode,
-                cache_hit: false,
-                algorithm_version: ALGORITHM_VERSION,
-                total_catalog_size: tools.len(),
-                catalog_version: snap.catalog.version().to_string(),
-                similarity_threshold: threshold,
-                below_threshold,
-                no_good_match,
-                hints,
-            },
-        })
+    }
+
+    /// The response's metadata.
+    fn search_metadata(
+        &self,
+        plan: &SearchPlan<'_>,
+        cut: &Cut<'_>,
+        no_good_match: Option<String>,
+        hints: Vec<String>,
+    ) -> SearchMetadata {
+        SearchMetadata {
+            search_mode_used: plan.mode,
+            cache_hit: false,
+            algorithm_version: ALGORITHM_VERSION,
+            total_catalog_size: self.snapshot.catalog.tools().len(),
+            catalog_version: self.snapshot.catalog.version().to_string(),
+            similarity_threshold: cut.threshold,
+            below_threshold: cut.below_threshold,
+            no_good_match,
+            hints,
+        }
     }
 
     /// One explained hit.

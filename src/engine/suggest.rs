@@ -106,6 +106,8 @@ impl Engine {
         hint
     }
 
+    /// The query suggestions, in this order: near-misses of tool names, the corrected and
+    /// the broader query, narrower queries when the top results are too close to call.
     pub(super) fn suggestions(
         &self,
         req: &SearchRequest,
@@ -114,65 +116,33 @@ impl Engine {
         ranked: &[Ranked],
         shown: usize,
     ) -> Vec<String> {
-        let snap = self.snapshot();
-        let tools = snap.catalog.tools();
-        let mut out: Vec<String> = Vec::new();
-        let push = |s: String, out: &mut Vec<String>| {
-            if !s.trim().is_empty() && s != req.query && !out.contains(&s) {
-                out.push(s);
-            }
+        let tools = self.snapshot().catalog.tools();
+        let mut out = Suggestions {
+            query: &req.query,
+            list: Vec::new(),
         };
-
         // Near-miss of a tool name: "ripgrp" -> "ripgrep".
         for &(_, o) in near_names.iter().take(2) {
-            push(tools[o as usize].name.clone(), &mut out);
+            out.push(tools[o as usize].name.clone());
         }
+        out.push_reworded(unknown);
+        self.push_narrower(&mut out, ranked, shown);
+        let mut out = out.list;
+        out.truncate(MAX_SUGGESTIONS);
+        out
+    }
 
-        // Words the catalog has never seen make a query weaker, not stronger: a misspelt
-        // catalog word is corrected, and without the words nothing corrects the query is
-        // broader. Broader only while it keeps most of the query's content terms: "translate
-        // text to french" without "translate" and "french" is "text to", and "schedule a
-        // meeting" without "meeting" is "schedule a": other requests, not broader ones.
-        let words: Vec<&str> = req.query.split_whitespace().collect();
-        if !unknown.is_empty() {
-            let corrected: Vec<String> = words
-                .iter()
-                .map(|w| match unknown.iter().find(|u| u.word == *w) {
-                    Some(UnknownWord {
-                        correction: Some(c),
-                        ..
-                    }) => w.replacen(core(w), c, 1),
-                    _ => w.to_string(),
-                })
-                .collect();
-            if unknown.iter().any(|u| u.correction.is_some()) {
-                push(corrected.join(" "), &mut out);
-            }
-            let kept: Vec<&str> = words
-                .iter()
-                .zip(&corrected)
-                .filter(|(w, _)| {
-                    !unknown
-                        .iter()
-                        .any(|u| u.word == **w && u.correction.is_none())
-                })
-                .map(|(_, c)| c.as_str())
-                .collect();
-            let kept = kept.join(" ");
-            let (kept_terms, all_terms) = (analyze(&kept).len(), analyze(&req.query).len());
-            if 2 * kept_terms > all_terms && kept != corrected.join(" ") {
-                push(kept, &mut out);
-            }
-        }
-
-        // Too close to call: add each leading tool's most telling keyword.
+    /// Too close to call: each leading tool's most telling keyword added to the query.
+    fn push_narrower(&self, out: &mut Suggestions<'_>, ranked: &[Ranked], shown: usize) {
+        let tools = self.snapshot().catalog.tools();
         let top: Vec<&Ranked> = ranked
             .iter()
             .filter(|r| r.score > 0.0)
             .take(shown.min(5))
             .collect();
         if top.len() >= 3 && top[0].score - top[top.len() - 1].score < CLOSE_SCORES {
-            let query_terms = analyze(&req.query);
+            let query = out.query;
+            let query_terms = analyze(query);
             for r in top.iter().take(3) {
                 let t = &tools[r.ordinal as usize];
                 if let Some(k) = t
@@ -180,11 +150,64 @@ impl Engine {
                     .iter()
                     .find(|k| analyze(k).iter().all(|w| !query_terms.contains(w)))
                 {
-                    push(format!("{} {k}", req.query), &mut out);
+                    out.push(format!("{query} {k}"));
                 }
             }
         }
-        out.truncate(MAX_SUGGESTIONS);
-        out
+    }
+}
+
+/// The suggestions so far, each new one checked against them and the query.
+struct Suggestions<'q> {
+    query: &'q str,
+    list: Vec<String>,
+}
+
+impl Suggestions<'_> {
+    /// Adds `s` unless it is blank, the query itself or already suggested.
+    fn push(&mut self, s: String) {
+        if !s.trim().is_empty() && s != self.query && !self.list.contains(&s) {
+            self.list.push(s);
+        }
+    }
+
+    /// Words the catalog has never seen make a query weaker, not stronger: a misspelt
+    /// catalog word is corrected, and without the words nothing corrects the query is
+    /// broader. Broader only while it keeps most of the query's content terms: "translate
+    /// text to french" without "translate" and "french" is "text to", and "schedule a
+    /// meeting" without "meeting" is "schedule a": other requests, not broader ones.
+    fn push_reworded(&mut self, unknown: &[UnknownWord<'_>]) {
+        if unknown.is_empty() {
+            return;
+        }
+        let words: Vec<&str> = self.query.split_whitespace().collect();
+        let corrected: Vec<String> = words
+            .iter()
+            .map(|w| match unknown.iter().find(|u| u.word == *w) {
+                Some(UnknownWord {
+                    correction: Some(c),
+                    ..
+                }) => w.replacen(core(w), c, 1),
+                _ => w.to_string(),
+            })
+            .collect();
+        if unknown.iter().any(|u| u.correction.is_some()) {
+            self.push(corrected.join(" "));
+        }
+        let kept: Vec<&str> = words
+            .iter()
+            .zip(&corrected)
+            .filter(|(w, _)| {
+                !unknown
+                    .iter()
+                    .any(|u| u.word == **w && u.correction.is_none())
+            })
+            .map(|(_, c)| c.as_str())
+            .collect();
+        let kept = kept.join(" ");
+        let (kept_terms, all_terms) = (analyze(&kept).len(), analyze(self.query).len());
+        if 2 * kept_terms > all_terms && kept != corrected.join(" ") {
+            self.push(kept);
+        }
     }
 }

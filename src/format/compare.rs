@@ -5,7 +5,7 @@
 //! level returned: per-tool notes, decision guidance, trade-offs, score evidence.
 
 use super::{cell, Rendered, ResponseFormat};
-use crate::engine::{ComparisonResponse, ToolComparisonResult};
+use crate::engine::{ComparisonResponse, ComparisonSummary, ToolComparisonResult};
 use crate::error::{Error, Result};
 use serde_json::Value;
 use std::fmt::Write;
@@ -69,9 +69,8 @@ fn bullets(out: &mut String, title: &str, items: Option<&Vec<String>>) {
 pub fn compare_markdown(r: &ComparisonResponse) -> String {
     let c = &r.comparison;
     let m = &r.metadata;
-    let tools: &[ToolComparisonResult] = &c.tools;
     let mut out = String::new();
-    let ids: Vec<&str> = tools.iter().map(|t| t.tool_id.as_str()).collect();
+    let ids: Vec<&str> = c.tools.iter().map(|t| t.tool_id.as_str()).collect();
     let _ = writeln!(out, "# Comparison: {}\n", ids.join(" vs "));
     if let Some(ctx) = &m.comparison_context {
         let _ = writeln!(out, "Context: \"{}\"\n", cell(ctx));
@@ -84,14 +83,38 @@ pub fn compare_markdown(r: &ComparisonResponse) -> String {
     for h in &m.hints {
         let _ = writeln!(out, "> {h}\n");
     }
-
-    // The comparison matrix: every requested criterion, then the totals.
-    row(
-        &mut out,
-        "criterion",
-        ids.iter().map(|id| format!("`{id}`")),
+    matrix(&mut out, r, &ids);
+    for t in c.tools.iter() {
+        tool_notes(&mut out, t);
+    }
+    guidance(&mut out, &c.summary);
+    let weights = &m.weight_reasons;
+    let _ = writeln!(
+        out,
+        "_{} detail; criteria: {}{}; catalog {}; {:.1} ms_",
+        m.detail_level.as_str(),
+        c.criteria_used
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if weights.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", weights.join("; "))
+        },
+        m.catalog_version,
+        m.execution_time * 1000.0
     );
-    row(&mut out, "---", ids.iter().map(|_| "---".to_string()));
+    out
+}
+
+/// The comparison matrix: every requested criterion, then the totals.
+fn matrix(out: &mut String, r: &ComparisonResponse, ids: &[&str]) {
+    let (c, m) = (&r.comparison, &r.metadata);
+    let tools: &[ToolComparisonResult] = &c.tools;
+    row(out, "criterion", ids.iter().map(|id| format!("`{id}`")));
+    row(out, "---", ids.iter().map(|_| "---".to_string()));
     for crit in &c.criteria_used {
         let scores: Vec<f64> = tools
             .iter()
@@ -103,60 +126,61 @@ pub fn compare_markdown(r: &ComparisonResponse) -> String {
         } else {
             crit.to_string()
         };
-        scores_row(&mut out, &label, &scores);
+        scores_row(out, &label, &scores);
     }
     let overall: Vec<f64> = tools.iter().map(|t| t.overall_score).collect();
-    scores_row(&mut out, "**overall**", &overall);
+    scores_row(out, "**overall**", &overall);
     if tools.iter().any(|t| t.context_relevance.is_some()) {
         let fit: Vec<f64> = tools
             .iter()
             .map(|t| t.context_relevance.unwrap_or(0.0))
             .collect();
-        scores_row(&mut out, "context fit", &fit);
+        scores_row(out, "context fit", &fit);
         let ranking: Vec<f64> = tools.iter().map(|t| t.ranking_score).collect();
-        scores_row(&mut out, "ranking score", &ranking);
+        scores_row(out, "ranking score", &ranking);
     }
     row(
-        &mut out,
+        out,
         "rank",
         tools.iter().map(|t| t.relative_ranking.to_string()),
     );
     out.push('\n');
+}
 
-    for t in tools {
-        let detailed = t.strengths.is_some() || t.score_evidence.is_some();
-        if !detailed {
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            "## {}. `{}` ({})\n",
-            t.relative_ranking,
-            t.tool_id,
-            cell(&t.tool_name)
-        );
-        bullets(&mut out, "Strengths", t.strengths.as_ref());
-        bullets(&mut out, "Weaknesses", t.weaknesses.as_ref());
-        bullets(&mut out, "Best for", t.best_for.as_ref());
-        bullets(&mut out, "Avoid when", t.avoid_when.as_ref());
-        if let Some(evidence) = &t.score_evidence {
-            out.push_str(
-                "**Evidence**\n\n| criterion | score | from | formula |\n|---|---|---|---|\n",
-            );
-            for (crit, e) in evidence {
-                let _ = writeln!(
-                    out,
-                    "| {crit} | {:.2} | {} | `{}` |",
-                    t.dimension_scores.get(*crit).unwrap_or(0.0),
-                    cell(&e.explanation),
-                    cell(e.formula)
-                );
-            }
-            out.push('\n');
-        }
+/// One tool's notes and score evidence, when the detail level returned any.
+fn tool_notes(out: &mut String, t: &ToolComparisonResult) {
+    let detailed = t.strengths.is_some() || t.score_evidence.is_some();
+    if !detailed {
+        return;
     }
+    let _ = writeln!(
+        out,
+        "## {}. `{}` ({})\n",
+        t.relative_ranking,
+        t.tool_id,
+        cell(&t.tool_name)
+    );
+    bullets(out, "Strengths", t.strengths.as_ref());
+    bullets(out, "Weaknesses", t.weaknesses.as_ref());
+    bullets(out, "Best for", t.best_for.as_ref());
+    bullets(out, "Avoid when", t.avoid_when.as_ref());
+    if let Some(evidence) = &t.score_evidence {
+        out.push_str("**Evidence**\n\n| criterion | score | from | formula |\n|---|---|---|---|\n");
+        for (crit, e) in evidence {
+            let _ = writeln!(
+                out,
+                "| {crit} | {:.2} | {} | `{}` |",
+                t.dimension_scores.get(*crit).unwrap_or(0.0),
+                cell(&e.explanation),
+                cell(e.formula)
+            );
+        }
+        out.push('\n');
+    }
+}
 
-    let s = &c.summary;
+/// The decision guidance the detail level returned: factors, use cases, trade-offs.
+fn guidance(out: &mut String, s: &ComparisonSummary) {
     if let Some(factors) = s.decision_factors.as_ref().filter(|f| !f.is_empty()) {
         out.push_str("## Decision factors\n\n");
         for f in factors {
@@ -182,25 +206,6 @@ pub fn compare_markdown(r: &ComparisonResponse) -> String {
         }
         out.push('\n');
     }
-    let weights = &m.weight_reasons;
-    let _ = writeln!(
-        out,
-        "_{} detail; criteria: {}{}; catalog {}; {:.1} ms_",
-        m.detail_level.as_str(),
-        c.criteria_used
-            .iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        if weights.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", weights.join("; "))
-        },
-        m.catalog_version,
-        m.execution_time * 1000.0
-    );
-    out
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! risks and score breakdown.
 
 use super::{cell, first_sentence};
-use crate::engine::RecommendationResponse;
+use crate::engine::{RecommendationResponse, ToolRecommendation, WorkflowStep};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -36,6 +36,8 @@ pub fn recommend_concise_json(r: &RecommendationResponse) -> Value {
     })
 }
 
+/// A recommendation as Markdown: the task, the workflow, the recommendations table, and
+/// (`detailed`) each tool's reasons, guidance, risks and score breakdown, then the reasoning.
 pub fn recommend_markdown(r: &RecommendationResponse, detailed: bool) -> String {
     let mut out = String::new();
     let a = &r.task_analysis;
@@ -52,22 +54,46 @@ pub fn recommend_markdown(r: &RecommendationResponse, detailed: bool) -> String 
     for h in &r.metadata.hints {
         let _ = writeln!(out, "> {h}\n");
     }
-    if !r.workflow.is_empty() {
-        out.push_str("## Workflow\n\n");
-        for w in &r.workflow {
-            let _ = write!(out, "{}. `{}`: {}", w.order, w.tool_id, w.purpose);
-            if detailed && !w.inputs_from.is_empty() {
-                let _ = write!(out, " (takes {})", w.inputs_from.join("; "));
-            }
-            if let (true, Some(call)) = (detailed, &w.call) {
-                let _ = write!(out, "; run with `{call}`");
-            }
-            out.push('\n');
+    workflow(&mut out, &r.workflow, detailed);
+    table(&mut out, &r.recommendations);
+    if !detailed {
+        return out;
+    }
+    for t in &r.recommendations {
+        details(&mut out, t);
+    }
+    if let Some(ex) = &r.explanations {
+        out.push_str("## Reasoning\n\n");
+        for e in ex {
+            let _ = writeln!(out, "- {e}");
+        }
+    }
+    out
+}
+
+/// The workflow, one numbered line per step; `detailed` adds its inputs and call.
+fn workflow(out: &mut String, workflow: &[WorkflowStep], detailed: bool) {
+    if workflow.is_empty() {
+        return;
+    }
+    out.push_str("## Workflow\n\n");
+    for w in workflow {
+        let _ = write!(out, "{}. `{}`: {}", w.order, w.tool_id, w.purpose);
+        if detailed && !w.inputs_from.is_empty() {
+            let _ = write!(out, " (takes {})", w.inputs_from.join("; "));
+        }
+        if let (true, Some(call)) = (detailed, &w.call) {
+            let _ = write!(out, "; run with `{call}`");
         }
         out.push('\n');
     }
+    out.push('\n');
+}
+
+/// The recommendations table: one row per tool, best first.
+fn table(out: &mut String, recommendations: &[ToolRecommendation]) {
     out.push_str("## Recommendations\n\n| # | tool | score | confidence | steps | why |\n|---|---|---|---|---|---|\n");
-    for (i, t) in r.recommendations.iter().enumerate() {
+    for (i, t) in recommendations.iter().enumerate() {
         let steps: Vec<String> = t.steps_served.iter().map(|s| s.to_string()).collect();
         let _ = writeln!(
             out,
@@ -85,44 +111,36 @@ pub fn recommend_markdown(r: &RecommendationResponse, detailed: bool) -> String 
         );
     }
     out.push('\n');
-    if !detailed {
-        return out;
-    }
-    for t in &r.recommendations {
-        let _ = writeln!(out, "### `{}`\n", t.tool.tool_id);
-        let _ = writeln!(out, "{}\n", first_sentence(&t.tool.description, 200));
-        for (title, list) in [
-            ("Why", &t.recommendation_reasons),
-            ("How", &t.usage_guidance),
-            ("Risks", &t.risk_factors),
-            ("Prerequisites", &t.prerequisites),
-            ("Alternatives", &t.alternative_tools),
-        ] {
-            if !list.is_empty() {
-                let _ = writeln!(out, "**{title}:**\n");
-                for item in list {
-                    let _ = writeln!(out, "- {item}");
-                }
-                out.push('\n');
+}
+
+/// One tool in detail: its summary, each non-empty list, and its score breakdown.
+fn details(out: &mut String, t: &ToolRecommendation) {
+    let _ = writeln!(out, "### `{}`\n", t.tool.tool_id);
+    let _ = writeln!(out, "{}\n", first_sentence(&t.tool.description, 200));
+    for (title, list) in [
+        ("Why", &t.recommendation_reasons),
+        ("How", &t.usage_guidance),
+        ("Risks", &t.risk_factors),
+        ("Prerequisites", &t.prerequisites),
+        ("Alternatives", &t.alternative_tools),
+    ] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "**{title}:**\n");
+            for item in list {
+                let _ = writeln!(out, "- {item}");
             }
-        }
-        let b = &t.score_breakdown;
-        let _ = writeln!(
-            out,
-            "| alignment | capabilities | complexity | reliability | popularity | speed |\n|---|---|---|---|---|---|\n| {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
-            b.task_alignment.value,
-            b.capability_match.value,
-            b.complexity_alignment.value,
-            b.reliability.value,
-            b.popularity.value,
-            b.performance.value
-        );
-    }
-    if let Some(ex) = &r.explanations {
-        out.push_str("## Reasoning\n\n");
-        for e in ex {
-            let _ = writeln!(out, "- {e}");
+            out.push('\n');
         }
     }
-    out
+    let b = &t.score_breakdown;
+    let _ = writeln!(
+        out,
+        "| alignment | capabilities | complexity | reliability | popularity | speed |\n|---|---|---|---|---|---|\n| {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+        b.task_alignment.value,
+        b.capability_match.value,
+        b.complexity_alignment.value,
+        b.reliability.value,
+        b.popularity.value,
+        b.performance.value
+    );
 }

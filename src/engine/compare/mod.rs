@@ -33,6 +33,7 @@ use crate::catalog::ToolRecord;
 use crate::error::{Error, Result, Violation};
 use dimensions::{Facts, SetStats};
 use guidance::Preference;
+use relevance::ContextFit;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -102,6 +103,55 @@ impl Engine {
     /// explanation as `detail_level` asks for.
     pub fn compare(&self, req: &ComparisonRequest) -> Result<ComparisonResponse> {
         let start = Instant::now();
+        let (records, ordinals) = self.compared(req)?;
+        let context = req.comparison_context.as_deref();
+        let (weights, weight_reasons) = weights::context_weights(context, &req.comparison_criteria);
+        let fit = match context {
+            Some(c) => Some(self.context_fit(c, &ordinals)?),
+            None => None,
+        };
+        let max_relevance = fit
+            .as_ref()
+            .map_or(0.0, |f| f.relevance.iter().copied().fold(0.0, f64::max));
+        let context_used = fit.is_some() && max_relevance >= weights::MIN_CONTEXT_RELEVANCE;
+        let tools = in_ranking_order(scored(req, &records, fit.as_ref(), &weights, max_relevance));
+        let preferences = tools
+            .iter()
+            .flat_map(|t| guidance::preferences(t.record, self.catalog()))
+            .collect();
+        let set = Set {
+            tools,
+            criteria: req.comparison_criteria.clone(),
+            weights,
+            weight_reasons,
+            context,
+            context_used,
+            preferences,
+        };
+        let detail = req.detail_level;
+        let comprehensive = detail == ComparisonDetail::Comprehensive;
+        let comparison = ToolComparison {
+            tools: results(&set, detail >= ComparisonDetail::Standard, comprehensive),
+            summary: comparison_summary(&set, detail, req.include_decision_guidance),
+            criteria_used: set.criteria.clone(),
+            comparison_matrix: comprehensive.then(|| summary::matrix(&set)),
+        };
+        let mut hints = fit.as_ref().map(|f| f.hints.clone()).unwrap_or_default();
+        if fit.is_some() && !context_used {
+            hints.push(format!(
+                "the comparison_context matches none of the compared tools (best relevance {max_relevance:.2}), so it did not affect the ranking"
+            ));
+        }
+        Ok(ComparisonResponse {
+            success: true,
+            comparison,
+            metadata: self.comparison_metadata(req, &set, fit.as_ref(), hints, start),
+        })
+    }
+
+    /// The request's tools from the catalog and their ordinals; an error when there are
+    /// not 2 to 10 or one is not in the catalog.
+    fn compared(&self, req: &ComparisonRequest) -> Result<(Vec<&ToolRecord>, Vec<u32>)> {
         let catalog = self.catalog();
         if !(2..=10).contains(&req.tool_ids.len()) {
             return Err(Error::Validation {
@@ -129,147 +179,141 @@ impl Engine {
                     .map_err(|_| Error::Internal(format!("{} has no ordinal", r.tool_id)))
             })
             .collect::<Result<_>>()?;
+        Ok((records, ordinals))
+    }
 
-        let facts: Vec<Facts> = records.iter().map(|r| Facts::from_record(r)).collect();
-        let set_stats = SetStats::of(&facts);
-        let context = req.comparison_context.as_deref();
-        let (weights, weight_reasons) = weights::context_weights(context, &req.comparison_criteria);
-        let fit = match context {
-            Some(c) => Some(self.context_fit(c, &ordinals)?),
-            None => None,
-        };
-        let max_relevance = fit
-            .as_ref()
-            .map_or(0.0, |f| f.relevance.iter().copied().fold(0.0, f64::max));
-        let context_used = fit.is_some() && max_relevance >= weights::MIN_CONTEXT_RELEVANCE;
-
-        let mut tools: Vec<Scored> = Vec::with_capacity(records.len());
-        for (i, (record, facts)) in records.iter().zip(facts).enumerate() {
-            let mut scores = DimensionScores::default();
-            let mut evidence = BTreeMap::new();
-            for &c in &req.comparison_criteria {
-                let (s, e) = dimensions::score(c, &facts, &set_stats);
-                scores.set(c, s);
-                evidence.insert(c, e);
-            }
-            let overall = weights::overall(&scores, &weights);
-            let relevance = fit.as_ref().map(|f| dimensions::round4(f.relevance[i]));
-            tools.push(Scored {
-                record,
-                facts,
-                scores,
-                evidence,
-                overall,
-                relevance,
-                matched_words: fit
-                    .as_ref()
-                    .map(|f| f.matched_words[i].clone())
-                    .unwrap_or_default(),
-                ranking: weights::ranking_score(overall, relevance, max_relevance),
-            });
-        }
-        let keys: Vec<(&str, f64)> = tools.iter().map(|t| (t.id(), t.ranking)).collect();
-        let order = weights::order(&keys);
-        let mut slots: Vec<Option<Scored>> = tools.into_iter().map(Some).collect();
-        let tools: Vec<Scored> = order.iter().filter_map(|&i| slots[i].take()).collect();
-
-        let preferences = tools
-            .iter()
-            .flat_map(|t| guidance::preferences(t.record, catalog))
-            .collect();
-        let set = Set {
-            tools,
-            criteria: req.comparison_criteria.clone(),
-            weights,
-            weight_reasons,
-            context,
-            context_used,
-            preferences,
-        };
-        let detail = req.detail_level;
-        let explained = detail >= ComparisonDetail::Standard;
-        let comprehensive = detail == ComparisonDetail::Comprehensive;
-        let guided = explained && req.include_decision_guidance;
-
-        let results: Vec<ToolComparisonResult> = set
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let insight = explained.then(|| insight::insight(&set, i));
-                let (strengths, weaknesses, best_for, avoid_when) = match insight {
-                    Some(x) => (
-                        Some(x.strengths),
-                        Some(x.weaknesses),
-                        Some(x.best_for),
-                        Some(x.avoid_when),
-                    ),
-                    None => (None, None, None, None),
-                };
-                ToolComparisonResult {
-                    tool_id: t.id().to_string(),
-                    tool_name: t.record.name.clone(),
-                    overall_score: t.overall,
-                    dimension_scores: t.scores.clone(),
-                    context_relevance: t.relevance,
-                    ranking_score: t.ranking,
-                    relative_ranking: i + 1,
-                    strengths,
-                    weaknesses,
-                    best_for,
-                    avoid_when,
-                    score_evidence: comprehensive.then(|| t.evidence.clone()),
-                }
-            })
-            .collect();
-        let summary_out = ComparisonSummary {
-            recommended_choice: set.tools[0].id().to_string(),
-            reasoning: summary::reasoning(&set),
-            use_case_recommendations: guided.then(|| summary::use_cases(&set)),
-            decision_factors: guided.then(|| summary::decision_factors(&set)),
-            trade_offs: (guided && comprehensive).then(|| summary::trade_offs(&set)),
-        };
-        let mut hints = fit.as_ref().map(|f| f.hints.clone()).unwrap_or_default();
-        if fit.is_some() && !context_used {
-            hints.push(format!(
-                "the comparison_context matches none of the compared tools (best relevance {max_relevance:.2}), so it did not affect the ranking"
-            ));
-        }
+    /// The response's metadata: what was asked, how it was weighed, and the catalog.
+    fn comparison_metadata(
+        &self,
+        req: &ComparisonRequest,
+        set: &Set<'_>,
+        fit: Option<&ContextFit>,
+        hints: Vec<String>,
+        start: Instant,
+    ) -> ComparisonMetadata {
+        let catalog = self.catalog();
         let measured_tools = set
             .tools
             .iter()
             .filter(|t| t.facts.measured.any())
             .map(|t| t.id().to_string())
             .collect();
-        Ok(ComparisonResponse {
-            success: true,
-            comparison: ToolComparison {
-                tools: results,
-                summary: summary_out,
-                criteria_used: set.criteria.clone(),
-                comparison_matrix: comprehensive.then(|| summary::matrix(&set)),
+        ComparisonMetadata {
+            detail_level: req.detail_level,
+            comparison_context: set.context.map(str::to_string),
+            context_mode: fit.map(|f| f.mode),
+            criteria_weights: set.weights.clone(),
+            weight_reasons: set.weight_reasons.clone(),
+            context_share: if set.context_used {
+                weights::CONTEXT_SHARE
+            } else {
+                0.0
             },
-            metadata: ComparisonMetadata {
-                detail_level: detail,
-                comparison_context: context.map(str::to_string),
-                context_mode: fit.as_ref().map(|f| f.mode),
-                criteria_weights: set.weights.clone(),
-                weight_reasons: set.weight_reasons.clone(),
-                context_share: if context_used {
-                    weights::CONTEXT_SHARE
-                } else {
-                    0.0
-                },
-                resolved_names: req.resolved_names.iter().cloned().collect(),
-                measured_tools,
-                algorithm_version: COMPARE_ALGORITHM_VERSION,
-                catalog_version: catalog.version().to_string(),
-                total_catalog_size: catalog.len(),
-                execution_time: start.elapsed().as_secs_f64(),
-                timestamp: crate::time::now_rfc3339(),
-                hints,
-            },
+            resolved_names: req.resolved_names.iter().cloned().collect(),
+            measured_tools,
+            algorithm_version: COMPARE_ALGORITHM_VERSION,
+            catalog_version: catalog.version().to_string(),
+            total_catalog_size: catalog.len(),
+            execution_time: start.elapsed().as_secs_f64(),
+            timestamp: crate::time::now_rfc3339(),
+            hints,
+        }
+    }
+}
+
+/// Each tool scored on the requested criteria (with the evidence), its overall score, its
+/// fit to the context and its ranking score, in request order.
+fn scored<'a>(
+    req: &ComparisonRequest,
+    records: &[&'a ToolRecord],
+    fit: Option<&ContextFit>,
+    weights: &BTreeMap<Criterion, f64>,
+    max_relevance: f64,
+) -> Vec<Scored<'a>> {
+    let facts: Vec<Facts> = records.iter().map(|r| Facts::from_record(r)).collect();
+    let set_stats = SetStats::of(&facts);
+    let mut tools: Vec<Scored> = Vec::with_capacity(records.len());
+    for (i, (record, facts)) in records.iter().zip(facts).enumerate() {
+        let mut scores = DimensionScores::default();
+        let mut evidence = BTreeMap::new();
+        for &c in &req.comparison_criteria {
+            let (s, e) = dimensions::score(c, &facts, &set_stats);
+            scores.set(c, s);
+            evidence.insert(c, e);
+        }
+        let overall = weights::overall(&scores, weights);
+        let relevance = fit.map(|f| dimensions::round4(f.relevance[i]));
+        tools.push(Scored {
+            record,
+            facts,
+            scores,
+            evidence,
+            overall,
+            relevance,
+            matched_words: fit.map(|f| f.matched_words[i].clone()).unwrap_or_default(),
+            ranking: weights::ranking_score(overall, relevance, max_relevance),
+        });
+    }
+    tools
+}
+
+/// `tools` best ranked first (`weights::order`).
+fn in_ranking_order(tools: Vec<Scored<'_>>) -> Vec<Scored<'_>> {
+    let keys: Vec<(&str, f64)> = tools.iter().map(|t| (t.id(), t.ranking)).collect();
+    let order = weights::order(&keys);
+    let mut slots: Vec<Option<Scored>> = tools.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| slots[i].take()).collect()
+}
+
+/// Each tool's result; `explained` adds its insight, `comprehensive` its score evidence.
+fn results(set: &Set<'_>, explained: bool, comprehensive: bool) -> Vec<ToolComparisonResult> {
+    set.tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let insight = explained.then(|| insight::insight(set, i));
+            let (strengths, weaknesses, best_for, avoid_when) = match insight {
+                Some(x) => (
+                    Some(x.strengths),
+                    Some(x.weaknesses),
+                    Some(x.best_for),
+                    Some(x.avoid_when),
+                ),
+                None => (None, None, None, None),
+            };
+            ToolComparisonResult {
+                tool_id: t.id().to_string(),
+                tool_name: t.record.name.clone(),
+                overall_score: t.overall,
+                dimension_scores: t.scores.clone(),
+                context_relevance: t.relevance,
+                ranking_score: t.ranking,
+                relative_ranking: i + 1,
+                strengths,
+                weaknesses,
+                best_for,
+                avoid_when,
+                score_evidence: comprehensive.then(|| t.evidence.clone()),
+            }
         })
+        .collect()
+}
+
+/// The recommended choice and its reasoning; the decision guidance from `standard` detail
+/// when asked for, trade-offs only at `comprehensive`.
+fn comparison_summary(
+    set: &Set<'_>,
+    detail: ComparisonDetail,
+    guidance: bool,
+) -> ComparisonSummary {
+    let guided = detail >= ComparisonDetail::Standard && guidance;
+    let comprehensive = detail == ComparisonDetail::Comprehensive;
+    ComparisonSummary {
+        recommended_choice: set.tools[0].id().to_string(),
+        reasoning: summary::reasoning(set),
+        use_case_recommendations: guided.then(|| summary::use_cases(set)),
+        decision_factors: guided.then(|| summary::decision_factors(set)),
+        trade_offs: (guided && comprehensive).then(|| summary::trade_offs(set)),
     }
 }
 

@@ -25,59 +25,10 @@ pub(crate) struct ContextFit {
 impl Engine {
     /// Scores `context` against the tools at `ordinals` (catalog positions).
     pub(super) fn context_fit(&self, context: &str, ordinals: &[u32]) -> Result<ContextFit> {
-        let snap = self.snapshot();
         let n = ordinals.len();
-        let allow = |o: u32| ordinals.contains(&o);
-        let mut keyword = vec![0.0; n];
-        let mut matched_words: Vec<Vec<String>> = vec![Vec::new(); n];
-        // Whole words of the context only: the index also reports the parts it splits
-        // identifiers into ("git" and "hub" of "GitHub"), which would read as noise.
-        let words: Vec<String> = context
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        for hit in snap.keyword.search(context, n, Some(&allow)) {
-            if let Some(i) = ordinals.iter().position(|&o| o == hit.ordinal) {
-                keyword[i] = rank::keyword_part(hit.bm25 as f64);
-                for (_, word) in hit.matched {
-                    let word = word.to_lowercase();
-                    if words.contains(&word) && !matched_words[i].contains(&word) {
-                        matched_words[i].push(word);
-                    }
-                }
-            }
-        }
+        let (keyword, matched_words) = self.keyword_fit(context, ordinals);
         let mut hints = Vec::new();
-        let semantic = match (&snap.semantic, &snap.semantic_status) {
-            (Some(sem), _) => match self.embed_query(context)? {
-                Some(v) => {
-                    let summaries = sem.summaries.score_owners(&v, ordinals)?;
-                    let passages = sem.passages.score_owners(&v, ordinals)?;
-                    Some(
-                        summaries
-                            .iter()
-                            .zip(&passages)
-                            .map(|(s, p)| {
-                                rank::blend_cosine(
-                                    s.map(|h| h.cosine as f64),
-                                    p.map(|h| h.cosine as f64),
-                                )
-                            })
-                            .collect::<Vec<Option<f64>>>(),
-                    )
-                }
-                None => None,
-            },
-            (None, crate::index::snapshot::SemanticStatus::Unavailable { reason }) => {
-                hints.push(format!(
-                    "semantic search is unavailable ({reason}); context relevance comes from keyword matching only"
-                ));
-                None
-            }
-            (None, _) => None,
-        };
-        let Some(cosine) = semantic else {
+        let Some(cosine) = self.semantic_fit(context, ordinals, &mut hints)? else {
             return Ok(ContextFit {
                 mode: SearchMode::Keyword,
                 relevance: keyword,
@@ -108,5 +59,71 @@ impl Engine {
             matched_words,
             hints,
         })
+    }
+
+    /// The keyword part of each tool's fit, and the context's words its text has.
+    fn keyword_fit(&self, context: &str, ordinals: &[u32]) -> (Vec<f64>, Vec<Vec<String>>) {
+        let n = ordinals.len();
+        let allow = |o: u32| ordinals.contains(&o);
+        let mut keyword = vec![0.0; n];
+        let mut matched_words: Vec<Vec<String>> = vec![Vec::new(); n];
+        // Whole words of the context only: the index also reports the parts it splits
+        // identifiers into ("git" and "hub" of "GitHub"), which would read as noise.
+        let words: Vec<String> = context
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        for hit in self.snapshot().keyword.search(context, n, Some(&allow)) {
+            if let Some(i) = ordinals.iter().position(|&o| o == hit.ordinal) {
+                keyword[i] = rank::keyword_part(hit.bm25 as f64);
+                for (_, word) in hit.matched {
+                    let word = word.to_lowercase();
+                    if words.contains(&word) && !matched_words[i].contains(&word) {
+                        matched_words[i].push(word);
+                    }
+                }
+            }
+        }
+        (keyword, matched_words)
+    }
+
+    /// The context's blended cosine to each tool, when the model is loaded; a hint when it
+    /// is unavailable.
+    fn semantic_fit(
+        &self,
+        context: &str,
+        ordinals: &[u32],
+        hints: &mut Vec<String>,
+    ) -> Result<Option<Vec<Option<f64>>>> {
+        let snap = self.snapshot();
+        match (&snap.semantic, &snap.semantic_status) {
+            (Some(sem), _) => match self.embed_query(context)? {
+                Some(v) => {
+                    let summaries = sem.summaries.score_owners(&v, ordinals)?;
+                    let passages = sem.passages.score_owners(&v, ordinals)?;
+                    Ok(Some(
+                        summaries
+                            .iter()
+                            .zip(&passages)
+                            .map(|(s, p)| {
+                                rank::blend_cosine(
+                                    s.map(|h| h.cosine as f64),
+                                    p.map(|h| h.cosine as f64),
+                                )
+                            })
+                            .collect(),
+                    ))
+                }
+                None => Ok(None),
+            },
+            (None, crate::index::snapshot::SemanticStatus::Unavailable { reason }) => {
+                hints.push(format!(
+                    "semantic search is unavailable ({reason}); context relevance comes from keyword matching only"
+                ));
+                Ok(None)
+            }
+            (None, _) => Ok(None),
+        }
     }
 }

@@ -54,100 +54,108 @@ fn leads_text(set: &Set, i: usize) -> String {
 /// reasoning is about fit to that context and what it outweighs; otherwise about the
 /// criteria, saying that the context (if any) matched nothing.
 pub(super) fn reasoning(set: &Set) -> String {
-    let top = &set.tools[0];
-    let second = &set.tools[1];
-    let mut out = String::new();
-    match (set.context, set.context_used) {
-        (Some(ctx), true) => {
-            let fit = set.best_fit().unwrap_or(0);
-            let r = |i: usize| set.tools[i].relevance.unwrap_or(0.0);
-            if fit == 0 {
-                // The closest rival in fit, and the best tool on the criteria.
-                let rival = (1..set.tools.len())
-                    .max_by(|&a, &b| r(a).total_cmp(&r(b)).then(b.cmp(&a)))
-                    .unwrap_or(1);
-                let strongest = (0..set.tools.len())
-                    .max_by(|&a, &b| {
-                        set.tools[a]
-                            .overall
-                            .total_cmp(&set.tools[b].overall)
-                            .then(b.cmp(&a))
-                    })
-                    .unwrap_or(0);
-                out.push_str(&format!(
-                    "For \"{ctx}\", {} fits best: the context is closest to it (relevance {:.2} vs {:.2} for {}",
-                    top.id(), r(0), r(rival), set.tools[rival].id()
-                ));
-                if !top.matched_words.is_empty() {
-                    out.push_str(&format!(
-                        "; it shares the words {}",
-                        top.matched_words.join(", ")
-                    ));
-                }
-                out.push_str(").");
-                if strongest == 0 {
-                    out.push_str(&format!(
-                        " It also scores highest on the criteria ({:.2} overall vs {:.2} for {}), {}.",
-                        top.overall,
-                        second.overall,
-                        second.id(),
-                        leads_text(set, 0)
-                    ));
-                } else {
-                    out.push_str(&format!(
-                        " That outweighs its lower overall score on the criteria ({:.2} vs {:.2} for {}, {}).",
-                        top.overall,
-                        set.tools[strongest].overall,
-                        set.tools[strongest].id(),
-                        leads_text(set, strongest)
-                    ));
-                }
-            } else {
-                out.push_str(&format!(
-                    "{} ranks first although {} fits \"{ctx}\" more closely (relevance {:.2} vs {:.2}): its overall score on the criteria ({:.2} vs {:.2}) outweighs the difference in fit, {}.",
-                    top.id(), set.tools[fit].id(), r(fit), r(0), top.overall, set.tools[fit].overall, leads_text(set, 0)
-                ));
-            }
-        }
-        (context, _) => {
-            if let Some(ctx) = context {
-                let best = set
-                    .tools
-                    .iter()
-                    .filter_map(|t| t.relevance)
-                    .fold(0.0, f64::max);
-                out.push_str(&format!(
-                    "The context \"{ctx}\" matches none of the compared tools closely (best relevance {best:.2}), so the choice rests on the criteria. "
-                ));
-            }
-            if top.ranking == second.ranking {
-                out.push_str(&format!(
-                    "{} and {} tie at {:.2} overall; {} comes first by id, {}.",
-                    top.id(),
-                    second.id(),
-                    top.overall,
-                    top.id(),
-                    leads_text(set, 0)
-                ));
-            } else {
-                out.push_str(&format!(
-                    "{} scores highest overall ({:.2} vs {:.2} for {}), {}.",
-                    top.id(),
-                    top.overall,
-                    second.overall,
-                    second.id(),
-                    leads_text(set, 0)
-                ));
-            }
-            if context.is_none() {
-                out.push_str(
-                    " Give a comparison_context to weigh how well each tool fits your situation.",
-                );
-            }
-        }
-    }
+    let mut out = match (set.context, set.context_used) {
+        (Some(ctx), true) => context_reasoning(set, ctx),
+        (context, _) => criteria_reasoning(set, context),
+    };
     if !set.weight_reasons.is_empty() {
         out.push_str(&format!(" Weights: {}.", set.weight_reasons.join("; ")));
+    }
+    out
+}
+
+/// The reasoning when the context matches some tool: the first-ranked tool fits it best
+/// (and what that outweighs), or its scores outweigh another tool's better fit.
+fn context_reasoning(set: &Set, ctx: &str) -> String {
+    let top = &set.tools[0];
+    let fit = set.best_fit().unwrap_or(0);
+    let r = |i: usize| set.tools[i].relevance.unwrap_or(0.0);
+    if fit != 0 {
+        return format!(
+            "{} ranks first although {} fits \"{ctx}\" more closely (relevance {:.2} vs {:.2}): its overall score on the criteria ({:.2} vs {:.2}) outweighs the difference in fit, {}.",
+            top.id(), set.tools[fit].id(), r(fit), r(0), top.overall, set.tools[fit].overall, leads_text(set, 0)
+        );
+    }
+    // The closest rival in fit, and the best tool on the criteria.
+    let rival = (1..set.tools.len())
+        .max_by(|&a, &b| r(a).total_cmp(&r(b)).then(b.cmp(&a)))
+        .unwrap_or(1);
+    let strongest = (0..set.tools.len())
+        .max_by(|&a, &b| {
+            set.tools[a]
+                .overall
+                .total_cmp(&set.tools[b].overall)
+                .then(b.cmp(&a))
+        })
+        .unwrap_or(0);
+    let mut out = format!(
+        "For \"{ctx}\", {} fits best: the context is closest to it (relevance {:.2} vs {:.2} for {}",
+        top.id(), r(0), r(rival), set.tools[rival].id()
+    );
+    if !top.matched_words.is_empty() {
+        out.push_str(&format!(
+            "; it shares the words {}",
+            top.matched_words.join(", ")
+        ));
+    }
+    out.push_str(").");
+    if strongest == 0 {
+        let second = &set.tools[1];
+        out.push_str(&format!(
+            " It also scores highest on the criteria ({:.2} overall vs {:.2} for {}), {}.",
+            top.overall,
+            second.overall,
+            second.id(),
+            leads_text(set, 0)
+        ));
+    } else {
+        out.push_str(&format!(
+            " That outweighs its lower overall score on the criteria ({:.2} vs {:.2} for {}, {}).",
+            top.overall,
+            set.tools[strongest].overall,
+            set.tools[strongest].id(),
+            leads_text(set, strongest)
+        ));
+    }
+    out
+}
+
+/// The reasoning on the criteria alone, saying first that the context (if any) matched
+/// nothing, or after it that a context would help.
+fn criteria_reasoning(set: &Set, context: Option<&str>) -> String {
+    let (top, second) = (&set.tools[0], &set.tools[1]);
+    let mut out = String::new();
+    if let Some(ctx) = context {
+        let best = set
+            .tools
+            .iter()
+            .filter_map(|t| t.relevance)
+            .fold(0.0, f64::max);
+        out.push_str(&format!(
+            "The context \"{ctx}\" matches none of the compared tools closely (best relevance {best:.2}), so the choice rests on the criteria. "
+        ));
+    }
+    if top.ranking == second.ranking {
+        out.push_str(&format!(
+            "{} and {} tie at {:.2} overall; {} comes first by id, {}.",
+            top.id(),
+            second.id(),
+            top.overall,
+            top.id(),
+            leads_text(set, 0)
+        ));
+    } else {
+        out.push_str(&format!(
+            "{} scores highest overall ({:.2} vs {:.2} for {}), {}.",
+            top.id(),
+            top.overall,
+            second.overall,
+            second.id(),
+            leads_text(set, 0)
+        ));
+    }
+    if context.is_none() {
+        out.push_str(" Give a comparison_context to weigh how well each tool fits your situation.");
     }
     out
 }
@@ -196,24 +204,64 @@ pub(super) fn use_cases(set: &Set) -> BTreeMap<String, String> {
 /// What separates the tools, most decisive first: context fit, then each criterion by
 /// weight x spread, then distinguishing traits, then the criteria that do not separate them.
 pub(super) fn decision_factors(set: &Set) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(ctx) = set.context {
-        let mut fits: Vec<(&str, f64)> = set
-            .tools
-            .iter()
-            .map(|t| (t.id(), t.relevance.unwrap_or(0.0)))
-            .collect();
-        fits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-        let fits: Vec<String> = fits.iter().map(|(id, r)| format!("{id} {r:.2}")).collect();
-        out.push(if set.context_used {
-            format!("fit to \"{ctx}\": {}", fits.join(", "))
-        } else {
-            format!(
-                "fit to \"{ctx}\": no compared tool matches it ({})",
-                fits.join(", ")
-            )
-        });
+    let mut out: Vec<String> = set
+        .context
+        .map(|ctx| context_factor(set, ctx))
+        .into_iter()
+        .collect();
+    let close = push_criterion_factors(set, &mut out);
+    let tools: Vec<_> = set.tools.iter().map(|t| t.record).collect();
+    for (tr, has) in distinguishing_traits(&tools) {
+        let (with, without): (Vec<&str>, Vec<&str>) = {
+            let mut w = Vec::new();
+            let mut wo = Vec::new();
+            for (t, h) in set.tools.iter().zip(&has) {
+                if *h {
+                    w.push(t.id())
+                } else {
+                    wo.push(t.id())
+                }
+            }
+            (w, wo)
+        };
+        out.push(format!(
+            "{}: {} (not {})",
+            tr.has,
+            with.join(", "),
+            without.join(", ")
+        ));
     }
+    if !close.is_empty() {
+        out.push(format!(
+            "little difference in {} (within {MIN_SPREAD:.2})",
+            list(&close)
+        ));
+    }
+    out
+}
+
+/// Each tool's fit to the context, best first, and whether any tool matches it.
+fn context_factor(set: &Set, ctx: &str) -> String {
+    let mut fits: Vec<(&str, f64)> = set
+        .tools
+        .iter()
+        .map(|t| (t.id(), t.relevance.unwrap_or(0.0)))
+        .collect();
+    fits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let fits: Vec<String> = fits.iter().map(|(id, r)| format!("{id} {r:.2}")).collect();
+    if set.context_used {
+        format!("fit to \"{ctx}\": {}", fits.join(", "))
+    } else {
+        format!(
+            "fit to \"{ctx}\": no compared tool matches it ({})",
+            fits.join(", ")
+        )
+    }
+}
+
+/// The criteria that separate the tools, by weight x spread, each with every tool's score
+/// (pushed to `out`); returns the criteria that do not separate them.
+fn push_criterion_factors(set: &Set, out: &mut Vec<String>) -> Vec<String> {
     let mut by_spread: Vec<(f64, Criterion, f64)> = set
         .criteria
         .iter()
@@ -250,34 +298,7 @@ pub(super) fn decision_factors(set: &Set) -> Vec<String> {
         let scores: Vec<String> = col.iter().map(|(id, s)| format!("{id} {s:.2}")).collect();
         out.push(format!("{c}{weighted}: {}", scores.join(", ")));
     }
-    let tools: Vec<_> = set.tools.iter().map(|t| t.record).collect();
-    for (tr, has) in distinguishing_traits(&tools) {
-        let (with, without): (Vec<&str>, Vec<&str>) = {
-            let mut w = Vec::new();
-            let mut wo = Vec::new();
-            for (t, h) in set.tools.iter().zip(&has) {
-                if *h {
-                    w.push(t.id())
-                } else {
-                    wo.push(t.id())
-                }
-            }
-            (w, wo)
-        };
-        out.push(format!(
-            "{}: {} (not {})",
-            tr.has,
-            with.join(", "),
-            without.join(", ")
-        ));
-    }
-    if !close.is_empty() {
-        out.push(format!(
-            "little difference in {} (within {MIN_SPREAD:.2})",
-            list(&close)
-        ));
-    }
-    out
+    close
 }
 
 /// One trade-off between the tools at `a` and `b` of the set, if each leads somewhere.

@@ -67,19 +67,40 @@ impl Engine {
     pub fn recommend(&self, req: &RecommendationRequest) -> Result<RecommendationResponse> {
         let start = Instant::now();
         let steps = task::steps(&req.task_description);
-        let mut queries: Vec<(Kind, String)> = vec![(Kind::Whole, clip(&req.task_description))];
-        if steps.len() > 1 {
-            for (i, s) in steps.iter().enumerate() {
-                queries.push((Kind::Step(i), clip(s)));
-            }
-        }
-        for (i, s) in steps.iter().enumerate() {
-            for f in task::facets(s) {
-                queries.push((Kind::Facet(i), clip(&f)));
-            }
-        }
-        queries.dedup_by(|a, b| a.1 == b.1);
+        let retrievals = self.retrievals(req, &steps)?;
+        let candidates = candidates(&retrievals);
+        let analysis = analysis::analyse(self, req, &steps, &retrievals);
+        let picks = select(&retrievals, &candidates, req, &analysis, self);
+        let recommendations = self.recommendations(req, &picks, &candidates, &analysis, &steps);
+        let workflow = analysis::workflow(self, &recommendations, &candidates, &steps);
+        let explanations = req
+            .explain_reasoning
+            .then(|| analysis::explanations(&steps, &retrievals, &workflow, req));
+        let first = &retrievals[0].response;
+        Ok(RecommendationResponse {
+            success: true,
+            task_description: req.task_description.clone(),
+            recommendations,
+            task_analysis: analysis.task,
+            workflow,
+            explanations,
+            execution_time: start.elapsed().as_secs_f64(),
+            timestamp: crate::time::now_rfc3339(),
+            metadata: RecommendationMetadata {
+                algorithm_version: ALGORITHM_VERSION,
+                catalog_version: self.catalog().version().to_string(),
+                total_catalog_size: self.catalog().len(),
+                search_mode_used: first.metadata.search_mode_used,
+                retrievals: retrievals.len(),
+                candidates_considered: candidates.len(),
+                hints: first.metadata.hints.clone(),
+            },
+        })
+    }
 
+    /// Runs the task's searches (`queries`), every text they embed in one forward pass.
+    fn retrievals(&self, req: &RecommendationRequest, steps: &[String]) -> Result<Vec<Retrieval>> {
+        let queries = queries(req, steps);
         // A step alone loses the task's setting ("read that function" does not say the
         // function is in a local checkout): its retrieval gets the whole task, after the
         // request's own context, as context.
@@ -118,10 +139,18 @@ impl Engine {
                 response,
             });
         }
+        Ok(retrievals)
+    }
 
-        let candidates = candidates(&retrievals);
-        let analysis = analysis::analyse(self, req, &steps, &retrievals);
-        let picks = select(&retrievals, &candidates, req, &analysis, self);
+    /// The picks explained, best first (ties by id); the workflow gives the order of use.
+    fn recommendations(
+        &self,
+        req: &RecommendationRequest,
+        picks: &[String],
+        candidates: &BTreeMap<&str, Candidate>,
+        analysis: &analysis::Analysis,
+        steps: &[String],
+    ) -> Vec<ToolRecommendation> {
         let mut recommendations: Vec<ToolRecommendation> = picks
             .iter()
             .map(|id| {
@@ -129,44 +158,38 @@ impl Engine {
                     self,
                     req,
                     &candidates[id.as_str()],
-                    &picks,
-                    &analysis,
-                    &steps,
-                    &candidates,
+                    picks,
+                    analysis,
+                    steps,
+                    candidates,
                 )
             })
             .collect();
-        // Best first, ties by id; the workflow gives the order of use.
         recommendations.sort_by(|a, b| {
             b.recommendation_score
                 .total_cmp(&a.recommendation_score)
                 .then_with(|| a.tool.tool_id.cmp(&b.tool.tool_id))
         });
-        let workflow = analysis::workflow(self, &recommendations, &candidates, &steps);
-        let explanations = req
-            .explain_reasoning
-            .then(|| analysis::explanations(&steps, &retrievals, &workflow, req));
-        let first = &retrievals[0].response;
-        Ok(RecommendationResponse {
-            success: true,
-            task_description: req.task_description.clone(),
-            recommendations,
-            task_analysis: analysis.task,
-            workflow,
-            explanations,
-            execution_time: start.elapsed().as_secs_f64(),
-            timestamp: crate::time::now_rfc3339(),
-            metadata: RecommendationMetadata {
-                algorithm_version: ALGORITHM_VERSION,
-                catalog_version: self.catalog().version().to_string(),
-                total_catalog_size: self.catalog().len(),
-                search_mode_used: first.metadata.search_mode_used,
-                retrievals: retrievals.len(),
-                candidates_considered: candidates.len(),
-                hints: first.metadata.hints.clone(),
-            },
-        })
+        recommendations
     }
+}
+
+/// What a task searches for: the whole task, each step when there are several, and each
+/// step's facets, each text once in a row.
+fn queries(req: &RecommendationRequest, steps: &[String]) -> Vec<(Kind, String)> {
+    let mut queries: Vec<(Kind, String)> = vec![(Kind::Whole, clip(&req.task_description))];
+    if steps.len() > 1 {
+        for (i, s) in steps.iter().enumerate() {
+            queries.push((Kind::Step(i), clip(s)));
+        }
+    }
+    for (i, s) in steps.iter().enumerate() {
+        for f in task::facets(s) {
+            queries.push((Kind::Facet(i), clip(&f)));
+        }
+    }
+    queries.dedup_by(|a, b| a.1 == b.1);
+    queries
 }
 
 /// Cuts a query to the search limit at a word boundary.

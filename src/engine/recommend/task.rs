@@ -73,91 +73,49 @@ pub fn constraints(text: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// Languages and the words that say the task is in them.
+#[rustfmt::skip]
+const LANGUAGE_CUES: &[(&str, &[&str])] = &[
+    ("Python", &["python", "pip", "pypi", "django", "flask", "py"]),
+    ("JavaScript/TypeScript", &["javascript", "typescript", "node", "npm", "react", "js", "ts"]),
+    ("Rust", &["rust", "cargo", "crate"]),
+    ("Go", &["golang", "go module"]),
+    ("Java", &["java", "maven", "gradle", "spring"]),
+];
+
+/// Where and in what the work happens, and the words that say so.
+#[rustfmt::skip]
+const SETTING_CUES: &[(&str, &[&str])] = &[
+    ("source: local files", &[
+        "my repo", "my repository", "local", "locally", "my checkout", "checkout", "my project",
+        "on disk", "workspace", "my code", "this repo", "my codebase", "codebase",
+    ]),
+    ("source: GitHub", &[
+        "github", "remote", "upstream", "open source", "pull request", "pull requests", "pr",
+        "prs",
+    ]),
+    ("ecosystem: package registries", &[
+        "npm", "pypi", "package", "packages", "dependency", "dependencies", "library",
+    ]),
+    ("environment: containers or cloud", &[
+        "docker", "kubernetes", "container", "containers", "cloud", "aws", "gcp", "azure",
+    ]),
+];
+
 /// What the task and its context say about where and in what the work happens: languages,
 /// local versus remote sources, ecosystems. Empty when nothing is said.
 pub fn inferred_context(task: &str, context: Option<&str>) -> Vec<String> {
     let text = format!(" {} {} ", normalise(task), normalise(context.unwrap_or("")));
     let has = |words: &[&str]| words.iter().any(|w| text.contains(&format!(" {w} ")));
-    let mut out = Vec::new();
-    let languages: &[(&str, &[&str])] = &[
-        (
-            "Python",
-            &["python", "pip", "pypi", "django", "flask", "py"],
-        ),
-        (
-            "JavaScript/TypeScript",
-            &[
-                "javascript",
-                "typescript",
-                "node",
-                "npm",
-                "react",
-                "js",
-                "ts",
-            ],
-        ),
-        ("Rust", &["rust", "cargo", "crate"]),
-        ("Go", &["golang", "go module"]),
-        ("Java", &["java", "maven", "gradle", "spring"]),
-    ];
-    for (name, cues) in languages {
-        if has(cues) {
-            out.push(format!("language: {name}"));
-        }
-    }
-    if has(&[
-        "my repo",
-        "my repository",
-        "local",
-        "locally",
-        "my checkout",
-        "checkout",
-        "my project",
-        "on disk",
-        "workspace",
-        "my code",
-        "this repo",
-        "my codebase",
-        "codebase",
-    ]) {
-        out.push("source: local files".into());
-    }
-    if has(&[
-        "github",
-        "remote",
-        "upstream",
-        "open source",
-        "pull request",
-        "pull requests",
-        "pr",
-        "prs",
-    ]) {
-        out.push("source: GitHub".into());
-    }
-    if has(&[
-        "npm",
-        "pypi",
-        "package",
-        "packages",
-        "dependency",
-        "dependencies",
-        "library",
-    ]) {
-        out.push("ecosystem: package registries".into());
-    }
-    if has(&[
-        "docker",
-        "kubernetes",
-        "container",
-        "containers",
-        "cloud",
-        "aws",
-        "gcp",
-        "azure",
-    ]) {
-        out.push("environment: containers or cloud".into());
-    }
-    out
+    let languages = LANGUAGE_CUES
+        .iter()
+        .filter(|(_, cues)| has(cues))
+        .map(|(name, _)| format!("language: {name}"));
+    let settings = SETTING_CUES
+        .iter()
+        .filter(|(_, cues)| has(cues))
+        .map(|(setting, _)| setting.to_string());
+    languages.chain(settings).collect()
 }
 
 /// Lower case, punctuation as spaces, single spaces.

@@ -2,13 +2,16 @@
 //! higher better, plus the gathering of that evidence from a catalog entry (`Facts`) and the
 //! compared set (`SetStats`). Each formula is documented on its function and unit-tested; the
 //! constants are round numbers chosen so that the shipped catalog's range of values spreads
-//! over the scale, not fitted to any outcome.
+//! over the scale, not fitted to any outcome. `evidence` states each score's formula and
+//! inputs.
+
+mod evidence;
 
 use super::request::Criterion;
 use super::response::DimensionEvidence;
 use crate::catalog::{PerformanceTier, ToolRecord};
 use crate::index::keyword::analyze;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Examples that count as a full set for usability (a few worked calls to copy from).
 const USABILITY_EXAMPLES: f64 = 3.0;
@@ -241,112 +244,15 @@ pub(crate) fn round4(x: f64) -> f64 {
 
 /// One dimension's score (rounded to 4 places) with its evidence.
 pub(crate) fn score(c: Criterion, f: &Facts, set: &SetStats) -> (f64, DimensionEvidence) {
-    let mut inputs: BTreeMap<&'static str, f64> = BTreeMap::new();
-    let (value, formula, explanation) = match c {
-        Criterion::Functionality => {
-            inputs.insert("capabilities", f.capabilities.len() as f64);
-            inputs.insert("capabilities_in_set", set.capabilities as f64);
-            inputs.insert("parameters", f.parameters as f64);
-            inputs.insert("max_parameters", set.max_parameters as f64);
-            (
-                functionality(f.capabilities.len(), set.capabilities, f.parameters, set.max_parameters),
-                "0.6 x capabilities / capabilities_in_set + 0.4 x parameters / max_parameters",
-                format!(
-                    "offers {} of the {} capabilities (tags and keyword terms) found across the compared tools, and {} parameters (most among them: {})",
-                    f.capabilities.len(), set.capabilities, f.parameters, set.max_parameters
-                ),
-            )
-        }
-        Criterion::Usability => {
-            inputs.insert("required", f.required as f64);
-            inputs.insert("parameters", f.parameters as f64);
-            inputs.insert("complexity_score", f.complexity);
-            inputs.insert("examples", f.examples as f64);
-            (
-                usability(f.required, f.parameters, f.complexity, f.examples),
-                "0.4 x (1 - required / parameters) + 0.35 x (1 - complexity_score) + 0.25 x min(examples, 3) / 3",
-                format!(
-                    "{} of {} parameters required, catalog complexity {:.2}, {} examples",
-                    f.required, f.parameters, f.complexity, f.examples
-                ),
-            )
-        }
-        Criterion::Performance => {
-            inputs.insert("tier_score", tier_score(f.tier));
-            if let Some(ms) = f.measured.median_latency_ms {
-                inputs.insert("median_latency_ms", ms);
-            }
-            let tier = serde_json::to_value(f.tier).ok();
-            let tier = tier.as_ref().and_then(|v| v.as_str()).unwrap_or("unknown");
-            (
-                performance(f.tier, f.measured.median_latency_ms),
-                "tier_score (fast 1.0, balanced 0.6, comprehensive 0.3); with a measured median latency: 0.4 x tier_score + 0.6 / (1 + ms / 500)",
-                match f.measured.median_latency_ms {
-                    Some(ms) => format!("performance tier {tier}, measured median latency {ms:.0} ms"),
-                    None => format!("performance tier {tier}; no latency measured yet"),
-                },
-            )
-        }
-        Criterion::Reliability => {
-            inputs.insert("catalog_reliability", f.catalog_reliability);
-            if let Some((rate, uses)) = f.measured.success_rate {
-                inputs.insert("success_rate", rate);
-                inputs.insert("uses", uses as f64);
-            }
-            (
-                reliability(f.catalog_reliability, f.measured.success_rate),
-                "catalog_reliability; with a measured success rate over n uses: (1 - w) x catalog_reliability + w x success_rate, w = n / (n + 20)",
-                match f.measured.success_rate {
-                    Some((rate, uses)) => format!(
-                        "catalog reliability {:.2}, measured success rate {rate:.2} over {uses} uses",
-                        f.catalog_reliability
-                    ),
-                    None => format!(
-                        "catalog reliability {:.2}; no success rate measured yet",
-                        f.catalog_reliability
-                    ),
-                },
-            )
-        }
-        Criterion::Complexity => {
-            inputs.insert("complexity_score", f.complexity);
-            inputs.insert("parameters", f.parameters as f64);
-            inputs.insert("max_parameters", set.max_parameters as f64);
-            (
-                complexity(f.complexity, f.parameters, set.max_parameters),
-                "0.75 x (1 - complexity_score) + 0.25 x (1 - parameters / max_parameters); higher is simpler",
-                format!(
-                    "catalog complexity {:.2} (lower is simpler) and {} parameters to learn (most among the compared tools: {})",
-                    f.complexity, f.parameters, set.max_parameters
-                ),
-            )
-        }
-        Criterion::Documentation => {
-            inputs.insert("description_chars", f.description_chars as f64);
-            inputs.insert("when_to_use_chars", f.guidance_chars as f64);
-            inputs.insert("documented_parameters", f.documented_parameters as f64);
-            inputs.insert("parameters", f.parameters as f64);
-            inputs.insert("examples", f.examples as f64);
-            inputs.insert("examples_with_output", f.examples_with_output as f64);
-            (
-                documentation(f),
-                "0.2 x min(description_chars / 300, 1) + 0.2 x min(when_to_use_chars / 400, 1) + 0.3 x documented_parameters / parameters + 0.3 x (0.5 x min(examples / 4, 1) + 0.5 x examples_with_output / examples)",
-                format!(
-                    "description of {} characters, when_to_use of {}, {} of {} parameters described in {DOC_PARAMETER_CHARS}+ characters, {} examples ({} with expected output)",
-                    f.description_chars, f.guidance_chars, f.documented_parameters, f.parameters, f.examples, f.examples_with_output
-                ),
-            )
-        }
+    let (value, evidence) = match c {
+        Criterion::Functionality => evidence::functionality(f, set),
+        Criterion::Usability => evidence::usability(f),
+        Criterion::Performance => evidence::performance(f),
+        Criterion::Reliability => evidence::reliability(f),
+        Criterion::Complexity => evidence::complexity(f, set),
+        Criterion::Documentation => evidence::documentation(f),
     };
-    let value = round4(value);
-    (
-        value,
-        DimensionEvidence {
-            formula,
-            inputs,
-            explanation,
-        },
-    )
+    (round4(value), evidence)
 }
 
 #[cfg(test)]
