@@ -53,20 +53,6 @@ pub enum Error {
         suggestions: Vec<String>,
         available: Vec<String>,
     },
-    #[error("no route {method} {path}")]
-    RouteNotFound {
-        method: String,
-        path: String,
-        available: Vec<String>,
-    },
-    #[error("method {method} is not allowed on {path}")]
-    MethodNotAllowed { method: String, path: String },
-    #[error("request body exceeds the limit of {limit} bytes")]
-    PayloadTooLarge { limit: usize },
-    #[error("expected content type application/json, found {found}")]
-    UnsupportedMediaType { found: String },
-    #[error("missing or invalid bearer token")]
-    Unauthorized,
     #[error("the embedding model is unavailable: {reason}")]
     ModelUnavailable { reason: String },
     #[error("embedding failed: {reason}")]
@@ -115,52 +101,58 @@ pub enum ErrorType {
     ServiceUnavailable,
 }
 
-/// The table of error codes, in the manner of meilisearch's: each code declared once with its
+/// A table of error codes, in the manner of meilisearch's: each code declared once with its
 /// HTTP status, seed 002 `error_type` and the recovery suggestions that hold whatever the
-/// details. `Error::code_of` maps each variant to its code; everything else reads this table.
+/// details. This module's table is `Code` (`Error::code_of` maps each variant to its row);
+/// the HTTP layer keeps its own for conditions only HTTP has (routes, methods, sizes, auth).
 macro_rules! error_codes {
-    ($($code:ident => $text:literal, $status:literal, $kind:ident, [$($hint:literal),* $(,)?];)*) => {
+    ($name:ident {
+        $($code:ident => $text:literal, $status:literal, $kind:ident, [$($hint:literal),* $(,)?];)*
+    }) => {
         /// A stable error code (`error_code` in every error body).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Code {
+        pub enum $name {
             $($code,)*
         }
 
-        impl Code {
+        impl $name {
             /// Every code, in table order.
-            pub const ALL: &'static [Code] = &[$(Code::$code,)*];
+            pub const ALL: &'static [$name] = &[$($name::$code,)*];
+        }
 
+        impl $crate::error::ErrorCode for $name {
             /// The code as it appears in error bodies and the README.
-            pub fn as_str(self) -> &'static str {
+            fn as_str(self) -> &'static str {
                 match self {
-                    $(Code::$code => $text,)*
+                    $($name::$code => $text,)*
                 }
             }
 
             /// HTTP status, as a number so this module does not depend on a web framework.
-            pub fn status(self) -> u16 {
+            fn status(self) -> u16 {
                 match self {
-                    $(Code::$code => $status,)*
+                    $($name::$code => $status,)*
                 }
             }
 
-            pub fn error_type(self) -> ErrorType {
+            fn error_type(self) -> $crate::error::ErrorType {
                 match self {
-                    $(Code::$code => ErrorType::$kind,)*
+                    $($name::$code => $crate::error::ErrorType::$kind,)*
                 }
             }
 
             /// Suggestions that hold for every error of this code.
-            pub fn hints(self) -> &'static [&'static str] {
+            fn hints(self) -> &'static [&'static str] {
                 match self {
-                    $(Code::$code => &[$($hint,)*],)*
+                    $($name::$code => &[$($hint,)*],)*
                 }
             }
         }
     };
 }
+pub(crate) use error_codes;
 
-error_codes! {
+error_codes! { Code {
     ValidationFailed => "VALIDATION_FAILED", 400, ValidationError, [
         "Fix each listed field; every violation names its JSON pointer",
         "GET /openapi.json or the schemas/ directory describe every request body",
@@ -177,19 +169,6 @@ error_codes! {
         "Run `toolscout serve --print-config` to see the effective configuration",
         "See the README's configuration section for every key",
     ];
-    RouteNotFound => "ROUTE_NOT_FOUND", 404, NotFoundError, ["GET /openapi.json lists every route"];
-    MethodNotAllowed => "METHOD_NOT_ALLOWED", 405, ValidationError, [
-        "GET /openapi.json lists the methods of every route",
-    ];
-    PayloadTooLarge => "PAYLOAD_TOO_LARGE", 413, ValidationError, [
-        "Send a smaller body, or raise max_body_bytes in the configuration",
-    ];
-    UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE", 415, ValidationError, [
-        "Send the body as JSON with `Content-Type: application/json`",
-    ];
-    Unauthorized => "UNAUTHORIZED", 401, PermissionError, [
-        "Send `Authorization: Bearer <token>` with the configured token",
-    ];
     ModelUnavailable => "MODEL_UNAVAILABLE", 503, ServiceUnavailable, [
         "Run `make models` (or `scripts/fetch-models`) to fetch the model files",
         "Check models_dir with `toolscout serve --print-config`; see models/README.md",
@@ -200,7 +179,7 @@ error_codes! {
     InternalError => "INTERNAL_ERROR", 500, SystemError, [
         "Retry; if it persists, report it with the request id",
     ];
-}
+}}
 
 impl Error {
     /// The variant's row in the code table.
@@ -213,11 +192,6 @@ impl Error {
             Error::CatalogInvalid { .. } => Code::CatalogInvalid,
             Error::Io { .. } => Code::IoError,
             Error::Config(_) => Code::ConfigInvalid,
-            Error::RouteNotFound { .. } => Code::RouteNotFound,
-            Error::MethodNotAllowed { .. } => Code::MethodNotAllowed,
-            Error::PayloadTooLarge { .. } => Code::PayloadTooLarge,
-            Error::UnsupportedMediaType { .. } => Code::UnsupportedMediaType,
-            Error::Unauthorized => Code::Unauthorized,
             Error::ModelUnavailable { .. } => Code::ModelUnavailable,
             Error::EmbeddingFailed { .. } => Code::EmbeddingFailed,
             Error::Internal(_) => Code::InternalError,
@@ -294,35 +268,52 @@ impl Error {
             } => {
                 json!({ "name": name, "suggestions": suggestions, "available_prompts": available })
             }
-            Error::RouteNotFound {
-                method,
-                path,
-                available,
-            } => {
-                json!({ "method": method, "path": path, "available_routes": available })
-            }
-            Error::MethodNotAllowed { method, path } => json!({ "method": method, "path": path }),
-            Error::PayloadTooLarge { limit } => json!({ "limit_bytes": limit }),
-            Error::UnsupportedMediaType { found } => json!({ "content_type": found }),
             _ => json!({}),
         }
     }
 
     /// Seed 002's `ErrorDetail` for this error.
     pub fn detail(&self, operation: &str, request_id: Option<&str>) -> Value {
-        let mut context = json!({ "operation": operation, "parameters": self.parameters() });
-        if let Some(id) = request_id {
-            context["request_id"] = json!(id);
-        }
-        json!({
-            "error_code": self.code(),
-            "message": self.public_message(),
-            "error_type": self.error_type(),
-            "context": context,
-            "timestamp": crate::time::now_rfc3339(),
-            "recovery_suggestions": self.recovery_suggestions(),
-        })
+        error_detail(
+            self.code_of(),
+            self.public_message(),
+            self.parameters(),
+            self.recovery_suggestions(),
+            (operation, request_id),
+        )
     }
+}
+
+/// Seed 002's `ErrorDetail`: a code's row (`code`), what happened, its parameters and the
+/// suggestions, with the operation and request id. Every error body of every layer is made
+/// here, so all share one shape.
+pub fn error_detail<C: ErrorCode>(
+    code: C,
+    message: String,
+    parameters: Value,
+    suggestions: Vec<String>,
+    (operation, request_id): (&str, Option<&str>),
+) -> Value {
+    let mut context = json!({ "operation": operation, "parameters": parameters });
+    if let Some(id) = request_id {
+        context["request_id"] = json!(id);
+    }
+    json!({
+        "error_code": code.as_str(),
+        "message": message,
+        "error_type": code.error_type(),
+        "context": context,
+        "timestamp": crate::time::now_rfc3339(),
+        "recovery_suggestions": suggestions,
+    })
+}
+
+/// A row of an error-code table (`error_codes!`): what every error body reads from it.
+pub trait ErrorCode: Copy {
+    fn as_str(self) -> &'static str;
+    fn status(self) -> u16;
+    fn error_type(self) -> ErrorType;
+    fn hints(self) -> &'static [&'static str];
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -361,20 +352,6 @@ mod tests {
                 source: std::io::Error::other("x"),
             },
             Error::Config("x".into()),
-            Error::RouteNotFound {
-                method: "GET".into(),
-                path: "/".into(),
-                available: vec![],
-            },
-            Error::MethodNotAllowed {
-                method: "GET".into(),
-                path: "/".into(),
-            },
-            Error::PayloadTooLarge { limit: 1 },
-            Error::UnsupportedMediaType {
-                found: "text/plain".into(),
-            },
-            Error::Unauthorized,
             Error::ModelUnavailable { reason: "x".into() },
             Error::EmbeddingFailed { reason: "x".into() },
             Error::Internal("x".into()),
@@ -425,9 +402,25 @@ mod tests {
             let body = json!({ "success": false, "error": e.detail("test", Some("r1")) });
             assert_eq!(schema.violations(&body), vec![], "{}", e.code());
         }
+        // The HTTP layer's own codes (routes, methods, sizes, auth) complete the list.
+        let http: Vec<&str> = crate::http::HttpCode::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .collect();
+        for code in &http {
+            assert!(
+                documented.iter().any(|c| c == code),
+                "{code} is not in schemas/error.json"
+            );
+            let readme = include_str!("../README.md");
+            assert!(
+                readme.contains(&format!("`{code}`")),
+                "{code} is not in the README"
+            );
+        }
         assert_eq!(
             documented.len(),
-            every_error().len(),
+            every_error().len() + http.len(),
             "schemas/error.json lists unknown codes"
         );
     }

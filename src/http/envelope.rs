@@ -1,7 +1,8 @@
 //! The response envelopes: `{success: true, data, ...}` and `{success: false, error:
 //! ErrorDetail}`. Errors keep the operation and request id so a caller can quote both.
 
-use crate::error::Error;
+use super::problem::HttpError;
+use crate::error::{Error, ErrorCode};
 use axum::extract::OriginalUri;
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -18,37 +19,90 @@ pub(crate) struct ErrorInfo {
     pub cause: Option<String>,
 }
 
-/// An error on its way out: the error, what was being done, and the request's id.
+/// What went wrong: an error of the service, or a condition only HTTP has.
+#[derive(Debug)]
+pub enum Problem {
+    Service(Error),
+    Http(HttpError),
+}
+
+impl From<Error> for Problem {
+    fn from(e: Error) -> Problem {
+        Problem::Service(e)
+    }
+}
+
+impl From<HttpError> for Problem {
+    fn from(e: HttpError) -> Problem {
+        Problem::Http(e)
+    }
+}
+
+impl Problem {
+    fn status(&self) -> u16 {
+        match self {
+            Problem::Service(e) => e.status(),
+            Problem::Http(e) => e.code_of().status(),
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::Service(e) => e.code(),
+            Problem::Http(e) => e.code_of().as_str(),
+        }
+    }
+
+    fn public_message(&self) -> String {
+        match self {
+            Problem::Service(e) => e.public_message(),
+            Problem::Http(e) => e.to_string(),
+        }
+    }
+
+    fn detail(&self, operation: &str, request_id: Option<&str>) -> serde_json::Value {
+        match self {
+            Problem::Service(e) => e.detail(operation, request_id),
+            Problem::Http(e) => e.detail(operation, request_id),
+        }
+    }
+}
+
+/// An error on its way out: the problem and what was being done (the request's id is the
+/// middleware's).
 #[derive(Debug)]
 pub struct ApiError {
-    pub error: Error,
+    pub problem: Problem,
     pub operation: &'static str,
 }
 
 impl ApiError {
-    pub fn new(operation: &'static str, error: Error) -> ApiError {
-        ApiError { error, operation }
+    pub fn new(operation: &'static str, problem: impl Into<Problem>) -> ApiError {
+        ApiError {
+            problem: problem.into(),
+            operation,
+        }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if self.error.status() >= 500 {
+        let status_code = self.problem.status();
+        if status_code >= 500 {
             // The cause goes to the log; the body carries only the public message.
-            tracing::error!(code = self.error.code(), operation = self.operation, cause = ?self.error, "request failed");
+            tracing::error!(code = self.problem.code(), operation = self.operation, cause = ?self.problem, "request failed");
         }
-        let status =
-            StatusCode::from_u16(self.error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = StatusCode::from_u16(status_code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let request_id = super::middleware::current_request_id();
-        let detail = self.error.detail(self.operation, request_id.as_deref());
+        let detail = self.problem.detail(self.operation, request_id.as_deref());
         let info = ErrorInfo {
-            code: self.error.code(),
-            message: self.error.public_message(),
-            cause: (self.error.status() >= 500).then(|| format!("{:?}", self.error)),
+            code: self.problem.code(),
+            message: self.problem.public_message(),
+            cause: (status_code >= 500).then(|| format!("{:?}", self.problem)),
         };
         let mut response =
             (status, Json(json!({ "success": false, "error": detail }))).into_response();
-        if matches!(self.error, Error::Unauthorized) {
+        if matches!(self.problem, Problem::Http(HttpError::Unauthorized)) {
             // RFC 6750: a 401 names the scheme the client should use.
             response.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,
@@ -84,7 +138,7 @@ fn available_routes() -> Vec<String> {
 pub(crate) async fn route_not_found(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::new(
         "route",
-        Error::RouteNotFound {
+        HttpError::RouteNotFound {
             method: method.to_string(),
             path: uri.path().to_string(),
             available: available_routes(),
@@ -95,7 +149,7 @@ pub(crate) async fn route_not_found(method: Method, OriginalUri(uri): OriginalUr
 pub(crate) async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> ApiError {
     ApiError::new(
         "route",
-        Error::MethodNotAllowed {
+        HttpError::MethodNotAllowed {
             method: method.to_string(),
             path: uri.path().to_string(),
         },

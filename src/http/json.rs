@@ -2,6 +2,7 @@
 //! each failure as the shared error envelope (415, 413, 400) rather than axum's plain text.
 
 use super::envelope::ApiError;
+use super::problem::HttpError;
 use super::AppState;
 use crate::error::{Error, Violation};
 use axum::body::Bytes;
@@ -37,13 +38,13 @@ impl FromRequest<AppState> for JsonBody {
             };
             return Err(ApiError::new(
                 "request",
-                Error::UnsupportedMediaType { found },
+                HttpError::UnsupportedMediaType { found },
             ));
         }
         let limit = state.service.config().max_body_bytes;
         let bytes = Bytes::from_request(req, state).await.map_err(|e| match e {
             BytesRejection::FailedToBufferBody(_) => {
-                ApiError::new("request", Error::PayloadTooLarge { limit })
+                ApiError::new("request", HttpError::PayloadTooLarge { limit })
             }
             other => ApiError::new("request", Error::Internal(other.to_string())),
         })?;

@@ -4,8 +4,8 @@
 
 use super::access_log::{match_route, Entry};
 use super::envelope::{ApiError, ErrorInfo};
+use super::problem::HttpError;
 use super::AppState;
-use crate::error::Error;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
@@ -91,7 +91,7 @@ pub(crate) async fn auth(State(state): State<AppState>, req: Request, next: Next
     if constant_time_eq(given.as_bytes(), token.as_bytes()) {
         next.run(req).await
     } else {
-        ApiError::new("auth", Error::Unauthorized).into_response()
+        ApiError::new("auth", HttpError::Unauthorized).into_response()
     }
 }
 

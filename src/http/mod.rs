@@ -11,11 +11,13 @@ mod json;
 mod middleware;
 mod octocode;
 mod openapi;
+mod problem;
 mod query;
 mod status;
 mod tools_call;
 
-pub use envelope::ApiError;
+pub use envelope::{ApiError, Problem};
+pub use problem::{HttpCode, HttpError};
 
 use crate::service::Service;
 use access_log::RequestLog;
