@@ -237,6 +237,7 @@ mod tests {
     use crate::exec::github::fake::{assert_fits_return_schema, code_item, search_body, Fake};
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
+    use crate::exec::ToolErrorCode;
 
     const TOOL: Tool = Tool::GithubSearchCode;
 
@@ -400,7 +401,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             (e.code, e.failure),
-            ("githubValidationFailed", Failure::Invalid)
+            (ToolErrorCode::GithubValidationFailed, Failure::Invalid)
         );
         assert!(e.message.contains("only logical operators"));
     }

@@ -5,7 +5,7 @@
 
 use super::client::{Github, Media, Subject};
 use super::extract::{decode_base64, line_range, looks_binary, match_windows};
-use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::page::paginate;
 use crate::exec::{parse_query, Context};
 use serde::Deserialize;
@@ -65,7 +65,7 @@ fn mode_of(q: &Query) -> Result<Mode, QueryError> {
     let lines = q.start_line.is_some() || q.end_line.is_some();
     let matching = q.match_string.as_deref().is_some_and(|m| !m.is_empty());
     let conflict = |what: &str| {
-        QueryError::new(Failure::Invalid, "conflictingModes", format!("{what} cannot be combined: expected one of fullContent, startLine/endLine or matchString"))
+        QueryError::new(Failure::Invalid, ToolErrorCode::ConflictingModes, format!("{what} cannot be combined: expected one of fullContent, startLine/endLine or matchString"))
             .hint("Pick one: fullContent for the whole file, startLine+endLine for a range, matchString for the parts around a string")
     };
     match (q.full_content, lines, matching) {
@@ -93,7 +93,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
     if q.r#type == Kind::Directory {
         return Err(QueryError::new(
             Failure::Invalid,
-            "directoryNotSupported",
+            ToolErrorCode::DirectoryNotSupported,
             "type=directory downloads a directory by cloning, which toolscout does not do: expected type=file",
         )
         .hint(format!("List the directory with githubViewRepoStructure (owner={}, repo={}, path={})", q.owner, q.repo, q.path))
@@ -122,7 +122,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
     };
     let body = match gh.json(&segments, &params, Media::Json, subject).await {
         Ok(b) => b,
-        Err(e) if e.code == "fileNotFound" => {
+        Err(e) if e.code == ToolErrorCode::FileNotFound => {
             return Err(explain_missing(&gh, owner, repo, branch, e).await)
         }
         Err(e) => return Err(e),
@@ -130,7 +130,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
     if body.is_array() {
         return Err(QueryError::new(
             Failure::Invalid,
-            "pathIsDirectory",
+            ToolErrorCode::PathIsDirectory,
             format!("{path} is a directory in {owner}/{repo}: expected a file"),
         )
         .hint(format!(
@@ -141,7 +141,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         Some("file") | None => {}
         Some("symlink") => {
             let target = body.get("target").and_then(Value::as_str).unwrap_or("?");
-            return Err(QueryError::new(Failure::Unprocessable, "symlinkUnsupported", format!("{path} is a symbolic link to {target}, which does not resolve to a file in the repository"))
+            return Err(QueryError::new(Failure::Unprocessable, ToolErrorCode::SymlinkUnsupported, format!("{path} is a symbolic link to {target}, which does not resolve to a file in the repository"))
                 .hint("Read the link's target path instead"));
         }
         Some("submodule") => {
@@ -151,7 +151,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
                 .unwrap_or("another repository");
             return Err(QueryError::new(
                 Failure::Unprocessable,
-                "submoduleUnsupported",
+                ToolErrorCode::SubmoduleUnsupported,
                 format!("{path} is a git submodule pointing to {url}"),
             )
             .hint("Read the file from the submodule's own repository"));
@@ -159,7 +159,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         Some(other) => {
             return Err(QueryError::new(
                 Failure::Unprocessable,
-                "unsupportedEntry",
+                ToolErrorCode::UnsupportedEntry,
                 format!("{path} is a {other}, expected a file"),
             ))
         }
@@ -177,7 +177,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         decode_base64(encoded).ok_or_else(|| {
             QueryError::new(
                 Failure::Upstream { transient: false },
-                "upstreamInvalidResponse",
+                ToolErrorCode::UpstreamInvalidResponse,
                 format!("GitHub sent content for {path} that is not valid base64"),
             )
         })?
@@ -187,7 +187,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
             .await?
     };
     if looks_binary(&bytes) {
-        return Err(QueryError::new(Failure::Unprocessable, "binaryFileUnsupported", format!("{path} is a binary file ({} bytes); only text files can be read", bytes.len()))
+        return Err(QueryError::new(Failure::Unprocessable, ToolErrorCode::BinaryFileUnsupported, format!("{path} is a binary file ({} bytes); only text files can be read", bytes.len()))
             .hint("Look for a text source of the same information (for example the code that generates it)"));
     }
     let mut hints = Vec::new();
@@ -288,7 +288,7 @@ fn too_large(path: &str, bytes: usize, lines: Option<usize>) -> QueryError {
     let kb = bytes.div_ceil(1024);
     let mut e = QueryError::new(
         Failure::Unprocessable,
-        "fileTooLarge",
+        ToolErrorCode::FileTooLarge,
         format!(
             "{path} is {kb} KB; files over {} KB need a way to read them in parts",
             NEEDS_MODE_BYTES / 1024
@@ -324,7 +324,7 @@ async fn explain_missing(
     missing: QueryError,
 ) -> QueryError {
     match gh.json(&["repos", owner, repo], &[], Media::Json, Subject::Repository { owner, repo }).await {
-        Err(e) if e.code == "repositoryNotFound" => e,
+        Err(e) if e.code == ToolErrorCode::RepositoryNotFound => e,
         Ok(info) => match (branch, info.get("default_branch").and_then(Value::as_str)) {
             (Some(b), Some(default)) if b != default => missing.hint(format!("The branch {b} may not have this file or may not exist; the default branch is {default}")),
             _ => missing,

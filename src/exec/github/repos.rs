@@ -290,6 +290,7 @@ mod tests {
     use crate::exec::github::fake::{assert_fits_return_schema, repo_body, search_body, Fake};
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
+    use crate::exec::ToolErrorCode;
 
     const TOOL: Tool = Tool::GithubSearchRepositories;
 
@@ -427,7 +428,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             (e.code, e.failure),
-            ("rateLimited", Failure::Upstream { transient: true })
+            (
+                ToolErrorCode::RateLimited,
+                Failure::Upstream { transient: true }
+            )
         );
         assert_eq!(e.details["retryAfter"], 0);
         fake.fail("/search/repositories", 500, &[], json!({"message": "boom"}));

@@ -6,7 +6,7 @@
 
 use super::client::{Github, Media, Subject};
 use super::window::{size_of, window};
-use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::page::ListPage;
 use crate::exec::{parse_query, Context};
 use serde::Deserialize;
@@ -101,13 +101,13 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         .await
     {
         Ok(t) => t,
-        Err(e) if e.code == "repositoryEmpty" => {
+        Err(e) if e.code == ToolErrorCode::RepositoryEmpty => {
             return Ok(Outcome::empty(json!({
                 "owner": owner, "repo": repo, "branch": branch, "path": target, "structure": {},
                 "hints": ["The repository has no commits yet, so there is nothing to list"],
             })));
         }
-        Err(e) if e.code == "branchNotFound" && q.branch.is_some() => {
+        Err(e) if e.code == ToolErrorCode::BranchNotFound && q.branch.is_some() => {
             // The branch or the repository may be missing: one look at the repository tells.
             return Err(
                 match gh
@@ -123,7 +123,9 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
                         Some(d) => e.hint(format!("The default branch of {owner}/{repo} is {d}")),
                         None => e,
                     },
-                    Err(repo_error) if repo_error.code == "repositoryNotFound" => repo_error,
+                    Err(repo_error) if repo_error.code == ToolErrorCode::RepositoryNotFound => {
+                        repo_error
+                    }
                     Err(_) => e,
                 },
             );
@@ -157,7 +159,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
             Some(e) if !e.folder => {
                 return Err(QueryError::new(
                     Failure::Invalid,
-                    "pathIsFile",
+                    ToolErrorCode::PathIsFile,
                     format!("{target} is a file in {owner}/{repo}, not a directory"),
                 )
                 .hint(format!("Read it with githubGetFileContent (path={target})")));
@@ -317,7 +319,7 @@ async fn one_level(
     let Some(items) = listing.as_array() else {
         return Err(QueryError::new(
             Failure::Invalid,
-            "pathIsFile",
+            ToolErrorCode::PathIsFile,
             format!("{target} is a file in {owner}/{repo}, not a directory"),
         )
         .hint(format!("Read it with githubGetFileContent (path={target})")));
@@ -345,7 +347,7 @@ fn missing_path(all: &[Entry], owner: &str, repo: &str, branch: &str, target: &s
         .collect();
     let mut e = QueryError::new(
         Failure::NotFound,
-        "pathNotFound",
+        ToolErrorCode::PathNotFound,
         format!("{target} does not exist in {owner}/{repo} at {branch}"),
     );
     if !similar.is_empty() {

@@ -12,7 +12,7 @@ mod minify;
 #[cfg(test)]
 mod tests;
 
-use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::page::paginate;
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
@@ -48,7 +48,7 @@ struct Query {
 }
 
 fn conflict(message: &str, hint: &str) -> QueryError {
-    QueryError::new(Failure::Invalid, "conflictingOptions", message).hint(hint)
+    QueryError::new(Failure::Invalid, ToolErrorCode::ConflictingOptions, message).hint(hint)
 }
 
 /// The option clashes, each naming both fields.
@@ -105,30 +105,30 @@ fn read_text(
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => QueryError::new(
             Failure::NotFound,
-            "fileNotFound",
+            ToolErrorCode::FileNotFound,
             format!("File '{raw}' does not exist"),
         )
         .hint("Relative paths start at the workspace root; localFindFiles finds a file by name")
         .hint("localViewStructure lists what a directory holds"),
         std::io::ErrorKind::PermissionDenied => QueryError::new(
             Failure::Denied,
-            "fileAccessFailed",
+            ToolErrorCode::FileAccessFailed,
             format!("File '{raw}' cannot be read: permission denied"),
         ),
         kind => QueryError::new(
             Failure::Unprocessable,
-            "fileAccessFailed",
+            ToolErrorCode::FileAccessFailed,
             format!("File '{raw}' cannot be read: {kind}"),
         ),
     })?;
     if meta.is_dir() {
-        return Err(QueryError::new(Failure::Invalid, "pathIsDirectory", format!("'{raw}' is a directory, not a file"))
+        return Err(QueryError::new(Failure::Invalid, ToolErrorCode::PathIsDirectory, format!("'{raw}' is a directory, not a file"))
             .hint("Use localViewStructure to list the directory, or localFindFiles / localSearchCode to pick a file in it"));
     }
     if !meta.is_file() {
         return Err(QueryError::new(
             Failure::Unprocessable,
-            "notARegularFile",
+            ToolErrorCode::NotARegularFile,
             format!("'{raw}' is not a regular file (device, socket or pipe)"),
         ));
     }
@@ -136,7 +136,7 @@ fn read_text(
     let too_large = |limit: u64, hints: &[&str]| {
         let mut e = QueryError::new(
             Failure::Unprocessable,
-            "fileTooLarge",
+            ToolErrorCode::FileTooLarge,
             format!(
                 "File '{raw}' is {} KB, over the {} KB limit for this kind of read",
                 size / 1024,
@@ -156,7 +156,7 @@ fn read_text(
     let read_failed = |e: std::io::Error| {
         QueryError::new(
             Failure::Unprocessable,
-            "fileAccessFailed",
+            ToolErrorCode::FileAccessFailed,
             format!("File '{raw}' cannot be read: {}", e.kind()),
         )
     };
@@ -171,7 +171,7 @@ fn read_text(
     if !utf16 && looks_binary(&bytes) {
         return Err(QueryError::new(
             Failure::Unprocessable,
-            "binaryFileUnsupported",
+            ToolErrorCode::BinaryFileUnsupported,
             format!("File '{raw}' is binary (a NUL byte or invalid UTF-8 in its first 8 KB)"),
         )
         .hint("localSearchCode with binaryFiles=text can still find text inside it"));

@@ -11,7 +11,7 @@ mod tests;
 
 use super::find::format;
 use super::find::walk::{self, Cut, Limits, Visit};
-use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::page::ListPage;
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
@@ -174,7 +174,7 @@ pub(crate) fn run(
         if !meta.is_dir() {
             return Err(QueryError::new(
                 Failure::Invalid,
-                "notADirectory",
+                ToolErrorCode::NotADirectory,
                 format!("Path '{}' is not a directory", q.path.trim()),
             )
             .hint(format!(

@@ -4,7 +4,7 @@
 //! `minify` when that makes the extract shorter.
 
 use super::minify::{self, Line, Style};
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 
 /// Matches beyond this many are not extracted (a warning says how many there were).
 pub(crate) const MAX_MATCHES: usize = 50;
@@ -31,7 +31,7 @@ impl Needle {
                 .map_err(|e| {
                     QueryError::new(
                         Failure::Invalid,
-                        "invalidPattern",
+                        ToolErrorCode::InvalidPattern,
                         format!("matchString {pattern:?} is not a valid regex: {e}"),
                     )
                     .hint("Set matchStringIsRegex=false to look for the text literally")

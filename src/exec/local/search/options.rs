@@ -3,7 +3,7 @@
 //! the three octocode refuses are errors naming both fields, the rest become warnings that say
 //! which option won.
 
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use serde::Deserialize;
 
 /// The query fields, as validated by the catalog's input schema (`id`, `researchGoal` and
@@ -173,7 +173,7 @@ pub(crate) const DEFAULT_CONTENT_CHARS: usize = 200;
 fn conflict(a: &str, b: &str, why: &str) -> QueryError {
     QueryError::new(
         Failure::Invalid,
-        "conflictingOptions",
+        ToolErrorCode::ConflictingOptions,
         format!("{a} and {b} cannot be used together: {why}"),
     )
     .hint(format!("Set only one of {a} and {b}"))

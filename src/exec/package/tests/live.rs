@@ -1,6 +1,7 @@
 //! The opt-in run against the real registries (`TOOLSCOUT_REGISTRY_TESTS=1`).
 
 use super::*;
+use crate::exec::ToolErrorCode;
 use std::time::Instant;
 
 /// Against the real registries, resolved from this machine's npm and pip as in production.
@@ -55,7 +56,7 @@ async fn real_registries_opt_in() {
             }
             // Some registry paths (mirrors, filtering proxies) serve packages but no search;
             // npm's own `npm search` fails the same way there. That is reported, not hidden.
-            Err(e) if e.code == "searchUnsupported" => {
+            Err(e) if e.code == ToolErrorCode::SearchUnsupported => {
                 println!(
                     "{case} -> error in {:?}: {e}\n  hints: {:?}",
                     t.elapsed(),
