@@ -9,6 +9,7 @@
 //! over already-validated queries; this module owns everything they share.
 
 mod call;
+pub(crate) mod error_code;
 pub(crate) mod github;
 pub(crate) mod local;
 pub(crate) mod lsp;
@@ -24,7 +25,7 @@ pub(crate) mod text;
 
 pub use crate::builtin::{is_builtin, Family, Tool, BUILTIN_TOOLS};
 pub use call::{CallResult, Executor, QueryResult, MAX_QUERIES};
-pub use outcome::{Failure, Outcome, QueryError, Status};
+pub use outcome::{Failure, Outcome, QueryError, Status, ToolErrorCode};
 pub use resilience::{CircuitSpec, Policy};
 
 use crate::config::ExecConfig;

@@ -3,6 +3,7 @@
 //! such as `pathValidationFailed`), hints, and a kind that decides the HTTP status, whether
 //! the query is retried and whether it counts against the tool's circuit breaker.
 
+pub use super::error_code::ToolErrorCode;
 use serde_json::{json, Map, Value};
 
 /// A query that ran: its data object, which holds the tool's own `hints`.
@@ -106,7 +107,7 @@ impl Failure {
 pub struct QueryError {
     pub failure: Failure,
     /// Stable camelCase code, e.g. `pathValidationFailed`, `fileTooLarge`, `rateLimited`.
-    pub code: &'static str,
+    pub code: ToolErrorCode,
     pub message: String,
     pub hints: Vec<String>,
     /// Extra fields for `data` (e.g. `resolvedPath`, `status`, `retryAfter`); boxed so a
@@ -115,7 +116,7 @@ pub struct QueryError {
 }
 
 impl QueryError {
-    pub fn new(failure: Failure, code: &'static str, message: impl Into<String>) -> QueryError {
+    pub fn new(failure: Failure, code: ToolErrorCode, message: impl Into<String>) -> QueryError {
         QueryError {
             failure,
             code,
@@ -126,7 +127,7 @@ impl QueryError {
     }
 
     pub fn invalid(message: impl Into<String>) -> QueryError {
-        QueryError::new(Failure::Invalid, "validationFailed", message)
+        QueryError::new(Failure::Invalid, ToolErrorCode::ValidationFailed, message)
     }
 
     pub fn hint(mut self, hint: impl Into<String>) -> QueryError {
@@ -143,7 +144,7 @@ impl QueryError {
     pub fn to_data(&self) -> Value {
         let mut data = Map::new();
         data.insert("error".into(), json!(self.message));
-        data.insert("errorCode".into(), json!(self.code));
+        data.insert("errorCode".into(), json!(self.code.as_str()));
         for (k, v) in self.details.iter() {
             data.insert(k.clone(), v.clone());
         }

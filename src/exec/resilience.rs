@@ -4,7 +4,7 @@
 //! the service (upstream errors, timeouts), never a wrong query, so one agent's typos cannot
 //! open a circuit for everybody.
 
-use super::outcome::{Failure, Outcome, QueryError};
+use super::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use super::Family;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -143,7 +143,7 @@ impl Circuits {
                 let wait = (c.spec.reset_timeout - since).as_secs().max(1);
                 return Err(QueryError::new(
                     Failure::Unavailable,
-                    "circuitOpen",
+                    ToolErrorCode::CircuitOpen,
                     format!("Circuit '{name}' is open after repeated failures; {tool} is paused for {wait} s"),
                 )
                 .detail("circuit", name)
@@ -234,7 +234,7 @@ where
         Ok(result) => result,
         Err(_) => Err(QueryError::new(
             Failure::Timeout,
-            "timeout",
+            ToolErrorCode::Timeout,
             format!("{tool} timed out after {} ms", policy.timeout.as_millis()),
         )
         .hint(
@@ -273,7 +273,7 @@ mod tests {
             if calls.fetch_add(1, Ordering::SeqCst) < 2 {
                 Err(QueryError::new(
                     Failure::Upstream { transient: true },
-                    "rateLimited",
+                    ToolErrorCode::RateLimited,
                     "slow down",
                 ))
             } else {
@@ -290,7 +290,7 @@ mod tests {
             Err::<Outcome, _>(QueryError::invalid("bad"))
         })
         .await;
-        assert_eq!(r.unwrap_err().code, "validationFailed");
+        assert_eq!(r.unwrap_err().code, ToolErrorCode::ValidationFailed);
         assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
@@ -318,7 +318,7 @@ mod tests {
             c.record("github:search", true);
         }
         let e = c.admit("github:search", "githubSearchCode").unwrap_err();
-        assert_eq!(e.code, "circuitOpen");
+        assert_eq!(e.code, ToolErrorCode::CircuitOpen);
         assert_eq!(e.failure, Failure::Unavailable);
         let snap = c.snapshot();
         assert_eq!(snap["github:search"]["state"], "open");

@@ -5,7 +5,7 @@
 //! Error messages quote the path as the caller wrote it, never the resolved one, so a
 //! refusal does not disclose the machine's layout.
 
-use super::outcome::{Failure, QueryError};
+use super::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::config::ExecConfig;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::{Component, Path, PathBuf};
@@ -147,7 +147,7 @@ impl Sandbox {
             Err(e) => {
                 return Err(QueryError::new(
                     Failure::Denied,
-                    "pathValidationFailed",
+                    ToolErrorCode::PathValidationFailed,
                     format!("Path '{trimmed}' cannot be resolved: {}", io_reason(&e)),
                 ))
             }
@@ -155,7 +155,7 @@ impl Sandbox {
         let Some(root) = self.roots.iter().find(|r| resolved.starts_with(r)) else {
             return Err(QueryError::new(
                 Failure::Denied,
-                "pathValidationFailed",
+                ToolErrorCode::PathValidationFailed,
                 format!("Path '{trimmed}' is outside the allowed directories"),
             )
             .hint("Use a path inside the workspace root (relative paths start there)")
@@ -165,7 +165,7 @@ impl Sandbox {
         if is_protected(below) {
             return Err(QueryError::new(
                 Failure::Denied,
-                "pathValidationFailed",
+                ToolErrorCode::PathValidationFailed,
                 format!("Path '{trimmed}' is in a protected directory or is a credentials file"),
             )
             .hint("toolscout never reads .git, .ssh, cloud credential directories, .env files or keys"));
@@ -281,7 +281,7 @@ mod tests {
         let s = sandbox(dir.path());
         for raw in ["../../etc/passwd", "/etc/passwd", "src/../../x"] {
             let e = s.resolve(raw).unwrap_err();
-            assert_eq!(e.code, "pathValidationFailed");
+            assert_eq!(e.code, ToolErrorCode::PathValidationFailed);
             assert_eq!(e.failure, Failure::Denied);
             assert!(e.message.contains(raw), "{}", e.message);
             assert!(

@@ -479,4 +479,30 @@ mod tests {
         broken["error"]["error_code"] = json!(7);
         assert!(!schema.violations(&broken).is_empty());
     }
+    #[test]
+    fn tool_error_codes_are_the_executors_list() {
+        // The published enum is the executor's list, and a failed query's data fits it.
+        let doc = document();
+        let text = doc["components"]["schemas"]["ToolCallResult"].to_string();
+        let names: Vec<&str> = crate::exec::ToolErrorCode::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .collect();
+        assert!(
+            text.contains(&json!(names).to_string()),
+            "ToolCallResult does not list the tool error codes"
+        );
+        let schema = crate::schema::Schema::compile(&json!({
+            "$ref": "#/components/schemas/ToolCallResult",
+            "components": doc["components"],
+        }))
+        .unwrap();
+        let failed = crate::exec::QueryError::invalid("x").to_data();
+        let body = json!({ "tool": "localSearchCode", "success": false, "hints": [], "research": {},
+            "data": { "results": [{ "id": "q", "status": "error", "data": failed }] } });
+        assert_eq!(schema.violations(&body), vec![]);
+        let mut unknown = body.clone();
+        unknown["data"]["results"][0]["data"]["errorCode"] = json!("noSuchCode");
+        assert!(!schema.violations(&unknown).is_empty());
+    }
 }

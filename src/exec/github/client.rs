@@ -4,7 +4,7 @@
 //! ever sent as a header; no error text can contain it.
 
 use super::errors::classify;
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::exec::Context;
 use reqwest::header::ACCEPT;
 use reqwest::Url;
@@ -91,7 +91,7 @@ impl<'a> Github<'a> {
         let bad = || {
             QueryError::new(
                 Failure::Unavailable,
-                "githubConfigInvalid",
+                ToolErrorCode::GithubConfigInvalid,
                 format!("github_api_url is not usable as a base URL: expected something like https://github.example.com/api/v3, found \"{}\"", self.base),
             )
             .hint("Fix tools.github_api_url or TOOLSCOUT_GITHUB_API_URL")
@@ -119,7 +119,7 @@ impl<'a> Github<'a> {
         serde_json::from_slice(&bytes).map_err(|e| {
             QueryError::new(
                 Failure::Upstream { transient: true },
-                "upstreamInvalidResponse",
+                ToolErrorCode::UpstreamInvalidResponse,
                 format!("GitHub answered {} with something that is not JSON ({e})", segments.join("/")),
             )
             .hint("Check that github_api_url points at a GitHub REST API (GitHub Enterprise: https://HOST/api/v3)")
@@ -171,7 +171,7 @@ impl<'a> Github<'a> {
             if body.len() + chunk.len() > limit {
                 return Err(QueryError::new(
                     Failure::Unprocessable,
-                    "responseTooLarge",
+                    ToolErrorCode::ResponseTooLarge,
                     format!(
                         "GitHub's answer is larger than the {} MB toolscout reads",
                         limit / (1024 * 1024)
@@ -208,12 +208,12 @@ fn transport_error(e: &reqwest::Error, base: &str) -> QueryError {
     let reason = reason.replace(base, "<github_api_url>");
     let (code, message) = if timed_out {
         (
-            "upstreamTimeout",
+            ToolErrorCode::UpstreamTimeout,
             format!("GitHub at {base} did not answer in time ({reason})"),
         )
     } else {
         (
-            "networkError",
+            ToolErrorCode::NetworkError,
             format!("could not reach GitHub at {base} ({reason})"),
         )
     };
@@ -299,7 +299,7 @@ mod tests {
             .json(&["repos", "o", "r"], &[], Media::Json, REPO)
             .await
             .unwrap_err();
-        assert_eq!(e.code, "authFailed");
+        assert_eq!(e.code, ToolErrorCode::AuthFailed);
         assert!(!format!("{e:?}").contains("sekrit-token"));
 
         // Nothing listens on this port: a transient network error naming the base only.
@@ -313,7 +313,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             (e.code, e.failure),
-            ("networkError", Failure::Upstream { transient: true })
+            (
+                ToolErrorCode::NetworkError,
+                Failure::Upstream { transient: true }
+            )
         );
         assert!(!e.to_data().to_string().contains("sekrit-token"));
     }

@@ -122,37 +122,12 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         .unwrap_or_default();
     let files = group_by_repository(&items, q.r#match == Some(Match::Path));
     let pagination = search_pages(total, q.limit, q.page);
-    let mut hints = Vec::new();
-
     if files.is_empty() {
-        let total_pages = pagination["totalPages"].as_u64().unwrap_or(1);
-        if total > 0 && u64::from(q.page) > total_pages {
-            hints.push(format!(
-                "page={} is past the last page ({total_pages}); start again at page=1",
-                q.page
-            ));
-        } else {
-            hints.push(format!("Nothing matched `{search}`; every keyword must occur in the same file, so try fewer or more distinctive keywords"));
-            if !filters.is_empty() {
-                hints.push(format!(
-                    "Loosen or drop the filters one at a time: {}",
-                    filters.join(", ")
-                ));
-            }
-            if scope.repo().is_some() {
-                hints.push("GitHub code search covers only the default branch of indexed repositories (not all forks); check the name with githubSearchRepositories or browse with githubViewRepoStructure".into());
-            }
-            if q.r#match == Some(Match::Path) {
-                hints.push(
-                    "match=path looks only at file paths; drop it to search file contents".into(),
-                );
-            }
-        }
+        let hints = nothing_found(&q, &scope, &search, &filters, total, &pagination);
         return Ok(Outcome::empty(
             json!({"files": [], "pagination": pagination, "hints": hints}),
         ));
     }
-
     let sizes: Vec<usize> = files.iter().map(size_of).collect();
     let w = window(
         &sizes,
@@ -162,35 +137,78 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         "files",
     );
     let shown: Vec<Value> = files[w.start..w.end].to_vec();
-
-    let current = q.page;
-    let total_pages = pagination["totalPages"].as_u64().unwrap_or(1);
-    let first = u64::from(current.saturating_sub(1)) * u64::from(q.limit) + 1;
-    let last = first + items.len() as u64 - 1;
-    hints.push(format!(
-        "Page {current} of {total_pages}: files {first}-{last} of {total} matches"
-    ));
-    if pagination["hasMore"] == true {
-        hints.push(format!("Next: page={}", current + 1));
-    }
-    if total > 1000 {
-        hints.push("GitHub serves only the first 1000 matches; narrow with owner/repo, path or extension to reach the rest".into());
-    }
-    if body.get("incomplete_results") == Some(&Value::Bool(true)) {
-        hints.push("GitHub timed out on part of its index, so these results may be incomplete; retry or narrow the search".into());
-    }
+    let incomplete = body.get("incomplete_results") == Some(&Value::Bool(true));
+    let mut hints = page_hints(&q, total, items.len(), &pagination, incomplete);
     hints.extend(w.hints);
     if q.r#match == Some(Match::Path) {
         hints.push("match=path matched file paths only, so there are no code fragments; read a file with githubGetFileContent".into());
     } else {
         hints.push("Read the code around a hit with githubGetFileContent (owner, repo, path) and matchString set to a keyword".into());
     }
-
     let mut data = json!({"files": shown, "pagination": pagination, "hints": hints});
     if let Some(info) = w.info {
         data["outputPagination"] = info;
     }
     Ok(Outcome::found(data))
+}
+
+/// Why nothing came back: a page past the end, or a search too narrow, and what to loosen.
+fn nothing_found(
+    q: &Query,
+    scope: &Scope,
+    search: &str,
+    filters: &[&str],
+    total: u64,
+    pagination: &Value,
+) -> Vec<String> {
+    let total_pages = pagination["totalPages"].as_u64().unwrap_or(1);
+    if total > 0 && u64::from(q.page) > total_pages {
+        return vec![format!(
+            "page={} is past the last page ({total_pages}); start again at page=1",
+            q.page
+        )];
+    }
+    let mut hints = vec![format!("Nothing matched `{search}`; every keyword must occur in the same file, so try fewer or more distinctive keywords")];
+    if !filters.is_empty() {
+        hints.push(format!(
+            "Loosen or drop the filters one at a time: {}",
+            filters.join(", ")
+        ));
+    }
+    if scope.repo().is_some() {
+        hints.push("GitHub code search covers only the default branch of indexed repositories (not all forks); check the name with githubSearchRepositories or browse with githubViewRepoStructure".into());
+    }
+    if q.r#match == Some(Match::Path) {
+        hints.push("match=path looks only at file paths; drop it to search file contents".into());
+    }
+    hints
+}
+
+/// Where this page lies among the matches, and the limits of GitHub's code search.
+fn page_hints(
+    q: &Query,
+    total: u64,
+    items: usize,
+    pagination: &Value,
+    incomplete: bool,
+) -> Vec<String> {
+    let current = q.page;
+    let total_pages = pagination["totalPages"].as_u64().unwrap_or(1);
+    let first = u64::from(current.saturating_sub(1)) * u64::from(q.limit) + 1;
+    let last = first + items as u64 - 1;
+    let mut hints = vec![format!(
+        "Page {current} of {total_pages}: files {first}-{last} of {total} matches"
+    )];
+    if pagination["hasMore"] == true {
+        hints.push(format!("Next: page={}", current + 1));
+    }
+    if total > 1000 {
+        hints.push("GitHub serves only the first 1000 matches; narrow with owner/repo, path or extension to reach the rest".into());
+    }
+    if incomplete {
+        hints.push("GitHub timed out on part of its index, so these results may be incomplete; retry or narrow the search".into());
+    }
+    hints
 }
 
 /// Files in GitHub's order of relevance, but each repository's files together, repositories
@@ -237,6 +255,7 @@ mod tests {
     use crate::exec::github::fake::{assert_fits_return_schema, code_item, search_body, Fake};
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
+    use crate::exec::ToolErrorCode;
 
     const TOOL: Tool = Tool::GithubSearchCode;
 
@@ -400,7 +419,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             (e.code, e.failure),
-            ("githubValidationFailed", Failure::Invalid)
+            (ToolErrorCode::GithubValidationFailed, Failure::Invalid)
         );
         assert!(e.message.contains("only logical operators"));
     }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::exec::github::fake::{assert_fits_return_schema, file_body, repo_body, Fake};
-use crate::exec::outcome::Status;
+use crate::exec::outcome::{Status, ToolErrorCode};
 use crate::exec::Tool;
 
 const TOOL: Tool = Tool::GithubGetFileContent;
@@ -147,7 +147,7 @@ async fn large_binary_and_oversized_files() {
     .unwrap_err();
     assert_eq!(
         (e.code, e.failure),
-        ("fileTooLarge", Failure::Unprocessable)
+        (ToolErrorCode::FileTooLarge, Failure::Unprocessable)
     );
     assert_eq!(e.details["totalLines"], 20_000);
     let ok = call(&fake, json!({"owner": "o", "repo": "r", "path": "src/lib.rs", "matchString": "line 19999", "matchStringContextLines": 1})).await.unwrap();
@@ -191,7 +191,7 @@ async fn large_binary_and_oversized_files() {
     )
     .await
     .unwrap_err();
-    assert_eq!(e.code, "binaryFileUnsupported");
+    assert_eq!(e.code, ToolErrorCode::BinaryFileUnsupported);
 }
 
 #[tokio::test]
@@ -207,7 +207,10 @@ async fn modes_conflict_and_directories_are_refused() {
             .unwrap()
             .extend(fields.as_object().unwrap().clone());
         let e = call(&fake, q).await.unwrap_err();
-        assert_eq!((e.code, e.failure), ("conflictingModes", Failure::Invalid));
+        assert_eq!(
+            (e.code, e.failure),
+            (ToolErrorCode::ConflictingModes, Failure::Invalid)
+        );
     }
     let e = call(
         &fake,
@@ -224,7 +227,7 @@ async fn modes_conflict_and_directories_are_refused() {
     .unwrap_err();
     assert_eq!(
         (e.code, e.failure),
-        ("directoryNotSupported", Failure::Invalid)
+        (ToolErrorCode::DirectoryNotSupported, Failure::Invalid)
     );
     assert!(e.hints[0].contains("githubViewRepoStructure"));
     fake.on(
@@ -234,7 +237,7 @@ async fn modes_conflict_and_directories_are_refused() {
     let e = call(&fake, json!({"owner": "o", "repo": "r", "path": "src"}))
         .await
         .unwrap_err();
-    assert_eq!(e.code, "pathIsDirectory");
+    assert_eq!(e.code, ToolErrorCode::PathIsDirectory);
     assert!(
         fake.requests().len() == 1,
         "refused queries never reach GitHub"
@@ -249,7 +252,7 @@ async fn missing_files_repositories_and_branches_are_told_apart() {
         .unwrap_err();
     assert_eq!(
         (e.code, e.failure),
-        ("repositoryNotFound", Failure::NotFound)
+        (ToolErrorCode::RepositoryNotFound, Failure::NotFound)
     );
     fake.on("/repos/o/r", repo_body("o", "r", "main"));
     let e = call(
@@ -258,7 +261,7 @@ async fn missing_files_repositories_and_branches_are_told_apart() {
     )
     .await
     .unwrap_err();
-    assert_eq!(e.code, "fileNotFound");
+    assert_eq!(e.code, ToolErrorCode::FileNotFound);
     assert!(
         e.hints.iter().any(|h| h.contains("default branch is main")),
         "{:?}",

@@ -3,7 +3,7 @@
 //! pull requests, GitHub's own validation messages and its server errors.
 
 use super::client::Subject;
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use reqwest::header::HeaderMap;
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -86,7 +86,7 @@ pub(crate) fn classify(
         let wait = retry_after(headers, now);
         let mut e = QueryError::new(
             Failure::Upstream { transient: true },
-            "rateLimited",
+            ToolErrorCode::RateLimited,
             format!("GitHub rate limit reached ({code}{said})"),
         );
         if let Some(secs) = wait {
@@ -104,25 +104,25 @@ pub(crate) fn classify(
         match code {
             401 => {
                 let e = if has_token {
-                    QueryError::new(Failure::Upstream { transient: false }, "authFailed", format!("GitHub rejected the configured token (401{said})"))
+                    QueryError::new(Failure::Upstream { transient: false }, ToolErrorCode::AuthFailed, format!("GitHub rejected the configured token (401{said})"))
                         .hint("The token may be expired or revoked; create a new one and set it in GH_TOKEN, GITHUB_TOKEN or TOOLSCOUT_GITHUB_TOKEN")
                 } else {
-                    QueryError::new(Failure::Upstream { transient: false }, "authFailed", format!("GitHub requires authentication for this request and no token is configured (401{said})"))
+                    QueryError::new(Failure::Upstream { transient: false }, ToolErrorCode::AuthFailed, format!("GitHub requires authentication for this request and no token is configured (401{said})"))
                         .hint("Set GH_TOKEN, GITHUB_TOKEN or TOOLSCOUT_GITHUB_TOKEN to a GitHub token with read access, then restart toolscout")
                 };
                 e.hint("Code search always needs a token on GitHub; reading public repositories works without one")
             }
-            403 => QueryError::new(Failure::Upstream { transient: false }, "forbidden", format!("GitHub refused access (403{said})"))
+            403 => QueryError::new(Failure::Upstream { transient: false }, ToolErrorCode::Forbidden, format!("GitHub refused access (403{said})"))
                 .hint("The token may lack access to this repository or organisation (scopes, fine-grained repository access, SAML single sign-on authorisation)")
                 .hint(if has_token { "Check the token's permissions on GitHub" } else { "Set GH_TOKEN, GITHUB_TOKEN or TOOLSCOUT_GITHUB_TOKEN to a token with access" }),
             404 => not_found(subject, &said, has_token),
             409 if message.to_lowercase().contains("empty") => {
-                QueryError::new(Failure::NotFound, "repositoryEmpty", format!("The repository has no commits yet (409{said})"))
+                QueryError::new(Failure::NotFound, ToolErrorCode::RepositoryEmpty, format!("The repository has no commits yet (409{said})"))
                     .hint("An empty repository has no files or branches to read")
             }
             422 => {
                 let detail = if errors.is_empty() { String::new() } else { format!(" ({})", errors.join("; ")) };
-                let e = QueryError::new(Failure::Invalid, "githubValidationFailed", format!("GitHub could not process the request (422{said}){detail}"));
+                let e = QueryError::new(Failure::Invalid, ToolErrorCode::GithubValidationFailed, format!("GitHub could not process the request (422{said}){detail}"));
                 if detail.contains("cannot be searched") {
                     e.hint("The owner or repository in the query does not exist or is not visible to the token; check the spelling with githubSearchRepositories")
                 } else {
@@ -130,9 +130,9 @@ pub(crate) fn classify(
                         .hint("GitHub only serves the first 1000 search results; lower page or limit")
                 }
             }
-            500..=599 => QueryError::new(Failure::Upstream { transient: true }, "upstreamError", format!("GitHub had an internal error ({code}{said})"))
+            500..=599 => QueryError::new(Failure::Upstream { transient: true }, ToolErrorCode::UpstreamError, format!("GitHub had an internal error ({code}{said})"))
                 .hint("This is on GitHub's side and is retried automatically; if it persists, try again later or narrow the request"),
-            _ => QueryError::new(Failure::Upstream { transient: false }, "githubError", format!("GitHub answered {code}{said}"))
+            _ => QueryError::new(Failure::Upstream { transient: false }, ToolErrorCode::GithubError, format!("GitHub answered {code}{said}"))
                 .hint("Check the query's owner, repo, path and branch"),
         }
     };
@@ -146,22 +146,22 @@ fn not_found(subject: Subject<'_>, said: &str, has_token: bool) -> QueryError {
         "Private repositories need a token: set GH_TOKEN, GITHUB_TOKEN or TOOLSCOUT_GITHUB_TOKEN"
     };
     match subject {
-        Subject::Repository { owner, repo } => QueryError::new(Failure::NotFound, "repositoryNotFound", format!("Repository {owner}/{repo} was not found (404{said})"))
+        Subject::Repository { owner, repo } => QueryError::new(Failure::NotFound, ToolErrorCode::RepositoryNotFound, format!("Repository {owner}/{repo} was not found (404{said})"))
             .hint("Check the spelling of owner and repo, or find the repository with githubSearchRepositories")
             .hint(private),
         Subject::File { owner, repo, path, branch } => {
             let at = branch.map_or(String::new(), |b| format!(" at {b}"));
-            QueryError::new(Failure::NotFound, "fileNotFound", format!("{path} was not found in {owner}/{repo}{at} (404{said})"))
+            QueryError::new(Failure::NotFound, ToolErrorCode::FileNotFound, format!("{path} was not found in {owner}/{repo}{at} (404{said})"))
                 .hint("List the directory with githubViewRepoStructure to see the real paths (they are case-sensitive)")
                 .hint("Without branch the default branch is read; pass branch for files that only exist elsewhere")
         }
-        Subject::Tree { owner, repo, branch } => QueryError::new(Failure::NotFound, "branchNotFound", format!("Branch, tag or commit {branch} was not found in {owner}/{repo} (404{said})"))
+        Subject::Tree { owner, repo, branch } => QueryError::new(Failure::NotFound, ToolErrorCode::BranchNotFound, format!("Branch, tag or commit {branch} was not found in {owner}/{repo} (404{said})"))
             .hint("Leave branch out to use the repository's default branch")
             .hint(private),
-        Subject::PullRequest { owner, repo, number } => QueryError::new(Failure::NotFound, "pullRequestNotFound", format!("Pull request #{number} was not found in {owner}/{repo} (404{said})"))
+        Subject::PullRequest { owner, repo, number } => QueryError::new(Failure::NotFound, ToolErrorCode::PullRequestNotFound, format!("Pull request #{number} was not found in {owner}/{repo} (404{said})"))
             .hint("The number may belong to an issue rather than a pull request; search with query or author instead")
             .hint(private),
-        Subject::Search => QueryError::new(Failure::NotFound, "notFound", format!("GitHub found nothing at this address (404{said})"))
+        Subject::Search => QueryError::new(Failure::NotFound, ToolErrorCode::NotFound, format!("GitHub found nothing at this address (404{said})"))
             .hint("Check that the owner or repository named in the query exists")
             .hint(private),
     }
@@ -198,7 +198,10 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.failure),
-            ("authFailed", Failure::Upstream { transient: false })
+            (
+                ToolErrorCode::AuthFailed,
+                Failure::Upstream { transient: false }
+            )
         );
         assert!(
             e.hints
@@ -222,7 +225,10 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.failure),
-            ("rateLimited", Failure::Upstream { transient: true })
+            (
+                ToolErrorCode::RateLimited,
+                Failure::Upstream { transient: true }
+            )
         );
         assert!(e.failure.is_transient());
         assert_eq!(e.details["retryAfter"], 100);
@@ -238,7 +244,7 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.details["retryAfter"].clone()),
-            ("rateLimited", json!(7))
+            (ToolErrorCode::RateLimited, json!(7))
         );
         let e = classify(
             StatusCode::TOO_MANY_REQUESTS,
@@ -248,7 +254,7 @@ mod tests {
             false,
             0,
         );
-        assert_eq!(e.code, "rateLimited");
+        assert_eq!(e.code, ToolErrorCode::RateLimited);
         assert!(e.hints.iter().any(|h| h.contains("60 requests")));
 
         let e = classify(
@@ -261,7 +267,10 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.failure),
-            ("forbidden", Failure::Upstream { transient: false })
+            (
+                ToolErrorCode::Forbidden,
+                Failure::Upstream { transient: false }
+            )
         );
         assert!(e.message.contains("SAML"));
     }
@@ -278,7 +287,7 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.failure),
-            ("repositoryNotFound", Failure::NotFound)
+            (ToolErrorCode::RepositoryNotFound, Failure::NotFound)
         );
         assert!(e.message.contains("o/r"));
         let file = Subject::File {
@@ -295,7 +304,7 @@ mod tests {
             true,
             0,
         );
-        assert_eq!(e.code, "fileNotFound");
+        assert_eq!(e.code, ToolErrorCode::FileNotFound);
         assert!(e.message.contains("a/b.rs") && e.message.contains("dev"));
         let body = r#"{"message":"Validation Failed","errors":[{"message":"The listed users cannot be searched"}]}"#;
         let e = classify(
@@ -308,7 +317,7 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.failure),
-            ("githubValidationFailed", Failure::Invalid)
+            (ToolErrorCode::GithubValidationFailed, Failure::Invalid)
         );
         assert!(
             e.message.contains("The listed users cannot be searched"),
@@ -326,7 +335,10 @@ mod tests {
         );
         assert_eq!(
             (e.code, e.failure),
-            ("upstreamError", Failure::Upstream { transient: true })
+            (
+                ToolErrorCode::UpstreamError,
+                Failure::Upstream { transient: true }
+            )
         );
         assert_eq!(e.details["status"], 502);
     }

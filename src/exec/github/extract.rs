@@ -1,6 +1,9 @@
 //! Pure text work for githubGetFileContent: decoding the contents API's base64, telling
 //! binary from text, and cutting a file into a line range or into the windows around the
-//! lines that contain a string (overlapping windows merged, gaps marked).
+//! lines that contain a string (overlapping windows merged and gaps marked by the shared
+//! `exec::text`).
+
+use crate::exec::text::{clamp_lines, join_windows, line_windows};
 
 /// Decodes standard base64, ignoring the line breaks GitHub puts in it.
 pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
@@ -52,28 +55,22 @@ pub(crate) struct Extract {
 /// Lines `start..=end` (1-based); `None` when `start` is past the end of the file.
 pub(crate) fn line_range(lines: &[&str], start: usize, end: usize) -> Option<Extract> {
     let total = lines.len();
-    let start = start.max(1);
-    if start > total {
-        return None;
-    }
+    let span = clamp_lines(total, start, end)?;
     let mut hints = Vec::new();
-    let end = if end > total {
-        hints.push(format!("endLine={end} is past the end of the file; lines {start}-{total} are shown (the file has {total} lines)"));
-        total
-    } else {
-        end
-    };
-    if end < total {
+    if span.trimmed {
+        hints.push(format!("endLine={end} is past the end of the file; lines {}-{total} are shown (the file has {total} lines)", span.start));
+    }
+    if span.end < total {
         hints.push(format!(
             "More below: startLine={} continues ({} lines remaining)",
-            end + 1,
-            total - end
+            span.end + 1,
+            total - span.end
         ));
     }
     Some(Extract {
-        content: lines[start - 1..end].join("\n"),
-        start,
-        end,
+        content: lines[span.start - 1..span.end].join("\n"),
+        start: span.start,
+        end: span.end,
         hints,
     })
 }
@@ -89,21 +86,11 @@ pub(crate) fn match_windows(
     needle: &str,
     context: usize,
 ) -> Option<(Extract, Vec<(usize, usize)>)> {
-    let mut hits: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.contains(needle))
-        .map(|(i, _)| i)
-        .collect();
     let mut hints = Vec::new();
+    let mut hits = hit_lines(lines, |l| l.contains(needle));
     if hits.is_empty() {
         let lower = needle.to_lowercase();
-        hits = lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.to_lowercase().contains(&lower))
-            .map(|(i, _)| i)
-            .collect();
+        hits = hit_lines(lines, |l| l.to_lowercase().contains(&lower));
         if hits.is_empty() {
             return None;
         }
@@ -115,53 +102,44 @@ pub(crate) fn match_windows(
     if found > MAX_MATCHES {
         hints.push(format!(
             "{found} lines match; only the first {MAX_MATCHES} are shown, so use a more specific matchString or a line range after line {}",
-            hits[MAX_MATCHES - 1] + 1
+            hits[MAX_MATCHES - 1]
         ));
         hits.truncate(MAX_MATCHES);
     }
-    // Windows as 0-based inclusive ranges, merged when they overlap or touch.
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for h in hits {
-        let (a, b) = (
-            h.saturating_sub(context),
-            (h + context).min(lines.len() - 1),
-        );
-        match ranges.last_mut() {
-            Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
-            _ => ranges.push((a, b)),
-        }
-    }
-    let mut out: Vec<String> = Vec::new();
-    for (i, &(a, b)) in ranges.iter().enumerate() {
-        if i > 0 {
-            let gap = a - ranges[i - 1].1 - 1;
-            out.push(String::new());
-            out.push(format!("... [{gap} lines omitted] ..."));
-            out.push(String::new());
-        }
-        out.extend(lines[a..=b].iter().map(|l| l.to_string()));
-    }
-    let one_based: Vec<(usize, usize)> = ranges.iter().map(|&(a, b)| (a + 1, b + 1)).collect();
+    let windows = line_windows(&hits, context, lines.len());
+    let content = join_windows(&windows, |a, b| {
+        lines[a - 1..b].iter().map(|l| l.to_string()).collect()
+    });
     hints.push(format!(
         "{found} matching line(s) in {} window(s); lines {} of {}",
-        one_based.len(),
-        one_based
+        windows.len(),
+        windows
             .iter()
             .map(|(a, b)| format!("{a}-{b}"))
             .collect::<Vec<_>>()
             .join(", "),
         lines.len()
     ));
-    let (start, end) = (one_based[0].0, one_based[one_based.len() - 1].1);
+    let (start, end) = (windows[0].0, windows[windows.len() - 1].1);
     Some((
         Extract {
-            content: out.join("\n"),
+            content,
             start,
             end,
             hints,
         },
-        one_based,
+        windows,
     ))
+}
+
+/// The 1-based numbers of the lines that `hits`.
+fn hit_lines(lines: &[&str], hits: impl Fn(&str) -> bool) -> Vec<usize> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| hits(l))
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ mod structure;
 mod window;
 
 pub(crate) use super::join_all;
-use super::outcome::{Failure, Outcome, QueryError};
+use super::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use super::{Context, Tool};
 use serde_json::{Map, Value};
 
@@ -35,7 +35,7 @@ pub(crate) async fn run(
         Tool::GithubSearchPullRequests => pulls::run(ctx, query).await,
         other => Err(QueryError::new(
             Failure::Invalid,
-            "wrongFamily",
+            ToolErrorCode::WrongFamily,
             format!("{} is not a GitHub tool", other.name()),
         )),
     }

@@ -79,55 +79,14 @@ pub(crate) async fn fetch(
         list("files", "pulls", wanted.files.is_some()),
     );
     let mut parts = Parts::default();
-    let mut take = |what: &str,
-                    r: Option<Result<Value, QueryError>>|
-     -> Result<Option<Vec<Value>>, QueryError> {
-        match r {
-            None => Ok(None),
-            Some(Ok(v)) => {
-                let items = v.as_array().cloned().unwrap_or_default();
-                if items.len() >= PER_PAGE {
-                    parts.hints.push(format!("#{number} has more than {PER_PAGE} {what}; only the first {PER_PAGE} are shown"));
-                }
-                Ok(Some(items))
-            }
-            // A service failure fails the query (and is retried); anything else loses only this part.
-            Some(Err(e)) if matches!(e.failure, Failure::Upstream { .. } | Failure::Timeout) => {
-                Err(e)
-            }
-            Some(Err(e)) => {
-                parts.hints.push(format!(
-                    "Could not load the {what} of #{number}: {}",
-                    e.message
-                ));
-                Ok(None)
-            }
-        }
-    };
+    let mut take = |what: &str, r| taken(what, r, number, &mut parts.hints);
     let issue_comments = take("comments", issue_comments)?;
     let review_comments = take("review comments", review_comments)?;
     let commits = take("commits", commits)?;
     let files = take("changed files", files)?;
 
     if wanted.comments {
-        let mut all: Vec<Value> = issue_comments
-            .unwrap_or_default()
-            .iter()
-            .map(|c| comment(c, "comment"))
-            .collect();
-        all.extend(
-            review_comments
-                .unwrap_or_default()
-                .iter()
-                .map(|c| comment(c, "review")),
-        );
-        all.sort_by(|a, b| {
-            a["created_at"]
-                .as_str()
-                .unwrap_or("")
-                .cmp(b["created_at"].as_str().unwrap_or(""))
-        });
-        parts.comment_details = Some(all);
+        parts.comment_details = Some(comments_in_order(issue_comments, review_comments));
     }
     parts.commit_details = commits.map(|list| list.iter().map(commit).collect());
     if let (Some(selection), Some(files)) = (wanted.files, files) {
@@ -136,6 +95,57 @@ pub(crate) async fn fetch(
         parts.hints.extend(hints);
     }
     Ok(parts)
+}
+
+/// One part's listing: its items, `None` when it was not asked for or could not be loaded
+/// (with a hint). A service failure fails the query (and is retried); anything else loses
+/// only this part.
+fn taken(
+    what: &str,
+    r: Option<Result<Value, QueryError>>,
+    number: u64,
+    hints: &mut Vec<String>,
+) -> Result<Option<Vec<Value>>, QueryError> {
+    match r {
+        None => Ok(None),
+        Some(Ok(v)) => {
+            let items = v.as_array().cloned().unwrap_or_default();
+            if items.len() >= PER_PAGE {
+                hints.push(format!("#{number} has more than {PER_PAGE} {what}; only the first {PER_PAGE} are shown"));
+            }
+            Ok(Some(items))
+        }
+        Some(Err(e)) if matches!(e.failure, Failure::Upstream { .. } | Failure::Timeout) => Err(e),
+        Some(Err(e)) => {
+            hints.push(format!(
+                "Could not load the {what} of #{number}: {}",
+                e.message
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// Discussion and review comments in one list, oldest first.
+fn comments_in_order(issue: Option<Vec<Value>>, review: Option<Vec<Value>>) -> Vec<Value> {
+    let mut all: Vec<Value> = issue
+        .unwrap_or_default()
+        .iter()
+        .map(|c| comment(c, "comment"))
+        .collect();
+    all.extend(
+        review
+            .unwrap_or_default()
+            .iter()
+            .map(|c| comment(c, "review")),
+    );
+    all.sort_by(|a, b| {
+        a["created_at"]
+            .as_str()
+            .unwrap_or("")
+            .cmp(b["created_at"].as_str().unwrap_or(""))
+    });
+    all
 }
 
 fn comment(c: &Value, kind: &str) -> Value {

@@ -7,11 +7,14 @@
 use super::client::{Github, Media, Subject};
 use super::pull_parts::{self, FileSelection, Parts, Wanted};
 use super::pull_window::windowed;
-use super::{check_range, join_all, qualifier, search_pages, text, Scope};
+use super::{join_all, search_pages, text, Scope};
 use crate::exec::outcome::{Outcome, QueryError};
 use crate::exec::{parse_query, Context};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+
+#[path = "pull_search.rs"]
+mod search;
 
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -121,105 +124,33 @@ const NOT_FILTERS: [&str; 13] = [
     "charLength",
 ];
 
-/// The `q=` string of a search.
-fn build_q(q: &Query, scope: &Scope) -> Result<String, QueryError> {
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(text) = q.query.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        parts.push(text.to_string());
-    }
-    parts.push("is:pr".into());
-    let before = parts.len();
-    parts.extend(scope.qualifier());
-    match q.state.as_deref() {
-        Some("open") => parts.push("is:open".into()),
-        Some("closed") => parts.push("is:closed".into()),
-        _ => {}
-    }
-    for (name, value) in [
-        ("author", &q.author),
-        ("assignee", &q.assignee),
-        ("commenter", &q.commenter),
-        ("involves", &q.involves),
-        ("mentions", &q.mentions),
-        ("review-requested", &q.review_requested),
-        ("reviewed-by", &q.reviewed_by),
-        ("head", &q.head),
-        ("base", &q.base),
-    ] {
-        parts.extend(qualifier(name, value.as_deref()));
-    }
-    let labels: Vec<&str> = match &q.label {
-        None => Vec::new(),
-        Some(Labels::One(l)) => vec![l.as_str()],
-        Some(Labels::Many(ls)) => ls.iter().map(String::as_str).collect(),
-    };
-    parts.extend(
-        labels
-            .into_iter()
-            .filter_map(|l| qualifier("label", Some(l))),
-    );
-    for (name, flag) in [
-        ("label", q.no_label),
-        ("milestone", q.no_milestone),
-        ("project", q.no_project),
-        ("assignee", q.no_assignee),
-    ] {
-        if flag == Some(true) {
-            parts.push(format!("no:{name}"));
-        }
-    }
-    for (field, name, value) in [
-        ("created", "created", &q.created),
-        ("updated", "updated", &q.updated),
-        ("closed", "closed", &q.closed),
-        ("merged-at", "merged", &q.merged_at),
-    ] {
-        if let Some(v) = value.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
-            check_range(field, v, true)?;
-            parts.push(format!("{name}:{v}"));
-        }
-    }
-    match q.merged {
-        Some(true) => parts.push("is:merged".into()),
-        Some(false) => parts.push("is:unmerged".into()),
-        None => {}
-    }
-    if let Some(d) = q.draft {
-        parts.push(format!("draft:{d}"));
-    }
-    for (name, value) in [
-        ("comments", &q.comments),
-        ("reactions", &q.reactions),
-        ("interactions", &q.interactions),
-    ] {
-        match value {
-            Some(Count::Number(n)) => parts.push(format!("{name}:{n}")),
-            Some(Count::Text(t)) if !t.trim().is_empty() => {
-                check_range(name, t, false)?;
-                parts.push(format!("{name}:{}", t.trim()));
-            }
-            _ => {}
-        }
-    }
-    let mut fields: Vec<&str> = Vec::new();
-    for m in q.r#match.iter().map(String::as_str) {
-        if ["title", "body", "comments"].contains(&m) && !fields.contains(&m) {
-            fields.push(m);
-        }
-    }
-    if !fields.is_empty() {
-        parts.push(format!("in:{}", fields.join(",")));
-    }
-    if parts.len() == before && q.query.as_deref().is_none_or(|t| t.trim().is_empty()) {
-        return Err(QueryError::invalid("expected prNumber, query, owner/repo or a filter (author, state, label, ...), found none")
-            .hint("Scope the search with owner and repo, or give query text to look for"));
-    }
-    Ok(parts.join(" "))
-}
-
 pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Outcome, QueryError> {
     let q: Query = parse_query(query)?;
     let scope = Scope::of(q.owner.as_deref(), q.repo.as_deref())?;
+    let wanted = wanted_of(&q)?;
+    let gh = Github::new(ctx);
+    let mut hints = Vec::new();
+    let mut data = Map::new();
+    if let Some((owner, repo)) = scope.repo() {
+        data.insert("owner".into(), json!(owner));
+        data.insert("repo".into(), json!(repo));
+    }
+    let found = if let Some(number) = q.pr_number {
+        vec![by_number(&gh, query, &scope, number, &mut hints).await?]
+    } else {
+        let found = by_search(&gh, &q, &scope, &mut data, &mut hints).await?;
+        if found.is_empty() {
+            data.insert("hints".into(), json!(hints));
+            return Ok(Outcome::empty(Value::Object(data)));
+        }
+        found
+    };
+    let answer = Answer { data, hints };
+    answer.finish(ctx, &gh, &q, wanted, found).await
+}
+
+/// The parts to fetch beside each pull request, from `type` and the with* flags.
+fn wanted_of(q: &Query) -> Result<Wanted<'_>, QueryError> {
     let selection = q
         .partial_content_metadata
         .as_deref()
@@ -228,7 +159,7 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
         return Err(QueryError::invalid("type=partialContent needs partialContentMetadata: expected a list of {file, additions?, deletions?}, found none")
             .hint("List the files whose diffs you want, e.g. [{\"file\": \"src/app.ts\"}], or use type=fullContent for every file"));
     }
-    let wanted = Wanted {
+    Ok(Wanted {
         comments: q.with_comments,
         commits: q.with_commits,
         files: match q.r#type {
@@ -236,148 +167,174 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
             Detail::FullContent => Some(None),
             Detail::PartialContent => Some(selection),
         },
-    };
-    let gh = Github::new(ctx);
-    let mut hints = Vec::new();
-    let mut data = Map::new();
-    if let Some((owner, repo)) = scope.repo() {
-        data.insert("owner".into(), json!(owner));
-        data.insert("repo".into(), json!(repo));
-    }
+    })
+}
 
-    // (owner, repo, pull request) of every result.
-    let mut found: Vec<(String, String, Value)> = Vec::new();
-    if let Some(number) = q.pr_number {
-        let Some((owner, repo)) = scope.repo() else {
-            return Err(QueryError::invalid(format!(
-                "prNumber={number} needs owner and repo: expected both, found {}",
-                if matches!(scope, Scope::Owner(_)) {
-                    "only owner"
-                } else {
-                    "neither"
-                }
-            ))
-            .hint("Add owner and repo of the repository the pull request belongs to"));
-        };
-        let ignored: Vec<&str> = query
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !NOT_FILTERS.contains(k))
-            .collect();
-        if !ignored.is_empty() {
-            hints.push(format!(
-                "prNumber fetches one pull request, so these filters were ignored: {}",
-                ignored.join(", ")
-            ));
-        }
-        let body = gh
-            .json(
-                &["repos", owner, repo, "pulls", &number.to_string()],
-                &[],
-                Media::Json,
-                Subject::PullRequest {
-                    owner,
-                    repo,
-                    number,
-                },
-            )
-            .await?;
-        found.push((owner.to_string(), repo.to_string(), from_pull(&body)));
-    } else {
-        let search = build_q(&q, &scope)?;
-        let mut params = vec![
-            ("q", search.clone()),
-            ("per_page", q.limit.to_string()),
-            ("page", q.page.to_string()),
-        ];
-        if let Some(sort) = q.sort.as_deref().filter(|s| *s != "best-match") {
-            params.push(("sort", sort.to_string()));
-            params.push(("order", q.order.clone()));
-        }
-        let body = gh
-            .json(&["search", "issues"], &params, Media::Json, Subject::Search)
-            .await?;
-        let total = body.get("total_count").and_then(Value::as_u64).unwrap_or(0);
-        data.insert("total_count".into(), json!(total));
-        data.insert(
-            "incomplete_results".into(),
-            json!(body
-                .get("incomplete_results")
-                .and_then(Value::as_bool)
-                .unwrap_or(false)),
-        );
-        let pages = search_pages(total, q.limit, q.page);
-        for item in body
-            .get("items")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if item.get("pull_request").is_none() {
-                continue;
+/// (owner, repo, pull request) of one result.
+type Found = (String, String, Value);
+
+/// The one pull request `prNumber` names; the other filters are ignored, with a hint.
+async fn by_number(
+    gh: &Github<'_>,
+    query: &Map<String, Value>,
+    scope: &Scope,
+    number: u64,
+    hints: &mut Vec<String>,
+) -> Result<Found, QueryError> {
+    let Some((owner, repo)) = scope.repo() else {
+        return Err(QueryError::invalid(format!(
+            "prNumber={number} needs owner and repo: expected both, found {}",
+            if matches!(scope, Scope::Owner(_)) {
+                "only owner"
+            } else {
+                "neither"
             }
-            if let Some((owner, repo)) = repository_of(item) {
-                found.push((owner, repo, from_search(item)));
-            }
-        }
-        if found.is_empty() {
-            hints.push(format!("No pull request matched `{search}`"));
-            hints.push("Loosen the filters: drop state/merged/draft, widen the dates, or use fewer words in query".into());
-            if scope == Scope::Everywhere {
-                hints.push("Add owner and repo to search one repository".into());
-            }
-            data.insert("pull_requests".into(), json!([]));
-            data.insert("pagination".into(), pages);
-            data.insert("hints".into(), json!(hints));
-            return Ok(Outcome::empty(Value::Object(data)));
-        }
+        ))
+        .hint("Add owner and repo of the repository the pull request belongs to"));
+    };
+    let ignored: Vec<&str> = query
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !NOT_FILTERS.contains(k))
+        .collect();
+    if !ignored.is_empty() {
         hints.push(format!(
-            "Page {} of {}: {} of {total} pull requests",
-            q.page,
-            pages["totalPages"],
-            found.len()
+            "prNumber fetches one pull request, so these filters were ignored: {}",
+            ignored.join(", ")
         ));
-        if pages["hasMore"] == true {
-            hints.push(format!("Next: page={}", q.page + 1));
-        }
-        data.insert("pagination".into(), pages);
     }
+    let body = gh
+        .json(
+            &["repos", owner, repo, "pulls", &number.to_string()],
+            &[],
+            Media::Json,
+            Subject::PullRequest {
+                owner,
+                repo,
+                number,
+            },
+        )
+        .await?;
+    Ok((owner.to_string(), repo.to_string(), from_pull(&body)))
+}
 
-    shorten_bodies(&mut found, &mut hints);
-    let parts: Vec<Parts> = if wanted.any() {
-        let runs = found
-            .iter()
-            .map(|(o, r, pr)| {
-                pull_parts::fetch(&gh, o, r, pr["number"].as_u64().unwrap_or(0), wanted)
-            })
-            .collect();
-        join_all(runs).await.into_iter().collect::<Result<_, _>>()?
-    } else {
-        found.iter().map(|_| Parts::default()).collect()
-    };
-    let budget = q.char_length.unwrap_or(ctx.config.output_chars);
-    let (pulls, window_info, window_hints) = windowed(
-        found,
-        parts,
-        &mut hints,
-        q.char_offset,
-        q.char_length,
-        ctx.config.output_chars,
-        budget,
+/// The pull requests a search finds, with the search's totals and pagination in `data`;
+/// none found leaves `data` and `hints` ready for an empty answer.
+async fn by_search(
+    gh: &Github<'_>,
+    q: &Query,
+    scope: &Scope,
+    data: &mut Map<String, Value>,
+    hints: &mut Vec<String>,
+) -> Result<Vec<Found>, QueryError> {
+    let search = search::build_q(q, scope)?;
+    let mut params = vec![
+        ("q", search.clone()),
+        ("per_page", q.limit.to_string()),
+        ("page", q.page.to_string()),
+    ];
+    if let Some(sort) = q.sort.as_deref().filter(|s| *s != "best-match") {
+        params.push(("sort", sort.to_string()));
+        params.push(("order", q.order.clone()));
+    }
+    let body = gh
+        .json(&["search", "issues"], &params, Media::Json, Subject::Search)
+        .await?;
+    let total = body.get("total_count").and_then(Value::as_u64).unwrap_or(0);
+    data.insert("total_count".into(), json!(total));
+    data.insert(
+        "incomplete_results".into(),
+        json!(body
+            .get("incomplete_results")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)),
     );
-    data.insert("pull_requests".into(), json!(pulls));
-    if let Some(info) = window_info {
-        data.insert("outputPagination".into(), info);
+    let pages = search_pages(total, q.limit, q.page);
+    let found: Vec<Found> = body
+        .get("items")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|item| item.get("pull_request").is_some())
+        .filter_map(|item| repository_of(item).map(|(o, r)| (o, r, from_search(item))))
+        .collect();
+    if found.is_empty() {
+        hints.push(format!("No pull request matched `{search}`"));
+        hints.push("Loosen the filters: drop state/merged/draft, widen the dates, or use fewer words in query".into());
+        if *scope == Scope::Everywhere {
+            hints.push("Add owner and repo to search one repository".into());
+        }
+        data.insert("pull_requests".into(), json!([]));
+        data.insert("pagination".into(), pages);
+        return Ok(found);
     }
-    hints.extend(window_hints);
-    if wanted.files.is_none() {
-        hints.push("For the diff, ask again with prNumber and type=fullContent, or type=partialContent with partialContentMetadata".into());
+    hints.push(format!(
+        "Page {} of {}: {} of {total} pull requests",
+        q.page,
+        pages["totalPages"],
+        found.len()
+    ));
+    if pages["hasMore"] == true {
+        hints.push(format!("Next: page={}", q.page + 1));
     }
-    if !q.with_comments {
-        hints.push("withComments=true adds the discussion and review comments".into());
+    data.insert("pagination".into(), pages);
+    Ok(found)
+}
+
+/// The answer so far: what the lookup or search put in `data`, and its hints.
+struct Answer {
+    data: Map<String, Value>,
+    hints: Vec<String>,
+}
+
+impl Answer {
+    /// Fetches the wanted parts of every pull request and windows the whole to the budget.
+    async fn finish(
+        mut self,
+        ctx: &Context,
+        gh: &Github<'_>,
+        q: &Query,
+        wanted: Wanted<'_>,
+        mut found: Vec<Found>,
+    ) -> Result<Outcome, QueryError> {
+        let hints = &mut self.hints;
+        shorten_bodies(&mut found, hints);
+        let parts: Vec<Parts> = if wanted.any() {
+            let runs = found
+                .iter()
+                .map(|(o, r, pr)| {
+                    pull_parts::fetch(gh, o, r, pr["number"].as_u64().unwrap_or(0), wanted)
+                })
+                .collect();
+            join_all(runs).await.into_iter().collect::<Result<_, _>>()?
+        } else {
+            found.iter().map(|_| Parts::default()).collect()
+        };
+        let budget = q.char_length.unwrap_or(ctx.config.output_chars);
+        let (pulls, window_info, window_hints) = windowed(
+            found,
+            parts,
+            hints,
+            q.char_offset,
+            q.char_length,
+            ctx.config.output_chars,
+            budget,
+        );
+        let data = &mut self.data;
+        data.insert("pull_requests".into(), json!(pulls));
+        if let Some(info) = window_info {
+            data.insert("outputPagination".into(), info);
+        }
+        hints.extend(window_hints);
+        if wanted.files.is_none() {
+            hints.push("For the diff, ask again with prNumber and type=fullContent, or type=partialContent with partialContentMetadata".into());
+        }
+        if !q.with_comments {
+            hints.push("withComments=true adds the discussion and review comments".into());
+        }
+        data.insert("hints".into(), json!(hints));
+        Ok(Outcome::found(Value::Object(self.data)))
     }
-    data.insert("hints".into(), json!(hints));
-    Ok(Outcome::found(Value::Object(data)))
 }
 
 /// `owner`/`repo` from a search item's `repository_url` (its last two path segments, so an

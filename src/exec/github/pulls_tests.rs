@@ -4,7 +4,7 @@ use super::*;
 use crate::exec::github::fake::{
     assert_fits_return_schema, issue_pr_item, pull_body, search_body, Fake,
 };
-use crate::exec::outcome::{Failure, Status};
+use crate::exec::outcome::{Failure, Status, ToolErrorCode};
 use crate::exec::Tool;
 
 const TOOL: Tool = Tool::GithubSearchPullRequests;
@@ -268,7 +268,7 @@ async fn invalid_combinations_and_missing_pull_requests() {
         .unwrap_err();
     assert_eq!(
         (e.code, e.failure),
-        ("pullRequestNotFound", Failure::NotFound)
+        (ToolErrorCode::PullRequestNotFound, Failure::NotFound)
     );
     fake.on("/search/issues", search_body(0, vec![]));
     let out = call(&fake, json!({"author": "nobody"})).await.unwrap();

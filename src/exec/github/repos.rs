@@ -112,62 +112,13 @@ fn searches(q: &Query) -> Result<Vec<String>, QueryError> {
 pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Outcome, QueryError> {
     let q: Query = parse_query(query)?;
     let searches = searches(&q)?;
-    let gh = Github::new(ctx);
-    let mut params = vec![
-        ("per_page", q.limit.to_string()),
-        ("page", q.page.to_string()),
-    ];
-    if let Some(sort) = q.sort.as_deref().filter(|s| *s != "best-match") {
-        params.push(("sort", sort.to_string()));
-        params.push(("order", "desc".to_string()));
-    }
-    let runs = searches.iter().map(|s| {
-        let mut p = params.clone();
-        p.push(("q", s.clone()));
-        let gh = &gh;
-        async move {
-            gh.json(
-                &["search", "repositories"],
-                &p,
-                Media::Json,
-                Subject::Search,
-            )
-            .await
-        }
-    });
-    let answers = super::join_all(runs.collect()).await;
-    let mut repos: Vec<Value> = Vec::new();
-    let mut total = 0u64;
-    let mut incomplete = false;
-    for answer in answers {
-        let body = answer?;
-        total = total.max(body.get("total_count").and_then(Value::as_u64).unwrap_or(0));
-        incomplete |= body.get("incomplete_results") == Some(&Value::Bool(true));
-        for item in body
-            .get("items")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let r = repository(item);
-            if !repos
-                .iter()
-                .any(|x| x["owner"] == r["owner"] && x["repo"] == r["repo"])
-            {
-                repos.push(r);
-            }
-        }
-    }
-    if searches.len() > 1 {
-        sort_merged(&mut repos, q.sort.as_deref());
-    }
-    let pagination = search_pages(total, q.limit, q.page);
-    let mut hints = Vec::new();
-    if repos.is_empty() {
-        hints.push(format!(
+    let found = search_all(&Github::new(ctx), &q, &searches).await?;
+    let pagination = search_pages(found.total, q.limit, q.page);
+    if found.repos.is_empty() {
+        let mut hints = vec![format!(
             "No repository matched `{}`",
             searches.join("` or `")
-        ));
+        )];
         hints.push(
             "Use fewer or broader keywords, drop stars/size/created/updated, or try topicsToSearch"
                 .into(),
@@ -182,40 +133,117 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
             json!({"repositories": [], "pagination": pagination, "hints": hints}),
         ));
     }
-    let sizes: Vec<usize> = repos.iter().map(size_of).collect();
-    let w = window(
-        &sizes,
-        q.char_offset,
-        q.char_length,
-        ctx.config.output_chars,
-        "repositories",
-    );
-    let shown = repos[w.start..w.end].to_vec();
+    Ok(found.answer(ctx, &q, searches.len(), pagination))
+}
+
+/// The repositories of every search, merged without repeats.
+struct Found {
+    repos: Vec<Value>,
+    /// The largest total any search reported.
+    total: u64,
+    /// GitHub timed out on part of a search.
+    incomplete: bool,
+}
+
+/// Runs the searches side by side and merges what they found.
+async fn search_all(gh: &Github<'_>, q: &Query, searches: &[String]) -> Result<Found, QueryError> {
+    let mut params = vec![
+        ("per_page", q.limit.to_string()),
+        ("page", q.page.to_string()),
+    ];
+    if let Some(sort) = q.sort.as_deref().filter(|s| *s != "best-match") {
+        params.push(("sort", sort.to_string()));
+        params.push(("order", "desc".to_string()));
+    }
+    let runs = searches.iter().map(|s| {
+        let mut p = params.clone();
+        p.push(("q", s.clone()));
+        async move {
+            gh.json(
+                &["search", "repositories"],
+                &p,
+                Media::Json,
+                Subject::Search,
+            )
+            .await
+        }
+    });
+    let answers = super::join_all(runs.collect()).await;
+    let mut found = Found {
+        repos: Vec::new(),
+        total: 0,
+        incomplete: false,
+    };
+    for answer in answers {
+        let body = answer?;
+        found.total = found
+            .total
+            .max(body.get("total_count").and_then(Value::as_u64).unwrap_or(0));
+        found.incomplete |= body.get("incomplete_results") == Some(&Value::Bool(true));
+        for item in body
+            .get("items")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let r = repository(item);
+            if !found
+                .repos
+                .iter()
+                .any(|x| x["owner"] == r["owner"] && x["repo"] == r["repo"])
+            {
+                found.repos.push(r);
+            }
+        }
+    }
     if searches.len() > 1 {
-        hints.push(
-            "Keywords and topics ran as two searches; their results are merged and de-duplicated"
-                .into(),
+        sort_merged(&mut found.repos, q.sort.as_deref());
+    }
+    Ok(found)
+}
+
+impl Found {
+    /// The repositories that fit the window, with the page's hints.
+    fn answer(self, ctx: &Context, q: &Query, searches: usize, pagination: Value) -> Outcome {
+        let sizes: Vec<usize> = self.repos.iter().map(size_of).collect();
+        let w = window(
+            &sizes,
+            q.char_offset,
+            q.char_length,
+            ctx.config.output_chars,
+            "repositories",
         );
+        let shown = self.repos[w.start..w.end].to_vec();
+        let mut hints = Vec::new();
+        if searches > 1 {
+            hints.push(
+                "Keywords and topics ran as two searches; their results are merged and de-duplicated"
+                    .into(),
+            );
+        }
+        hints.push(format!(
+            "Page {} of {}: {} repositories of about {}",
+            q.page,
+            pagination["totalPages"],
+            self.repos.len(),
+            self.total
+        ));
+        if pagination["hasMore"] == true {
+            hints.push(format!("Next: page={}", q.page + 1));
+        }
+        if self.incomplete {
+            hints.push(
+                "GitHub timed out on part of the search, so results may be incomplete".into(),
+            );
+        }
+        hints.extend(w.hints);
+        hints.push("Explore one with githubViewRepoStructure (owner, repo), or search inside it with githubSearchCode".into());
+        let mut data = json!({"repositories": shown, "pagination": pagination, "hints": hints});
+        if let Some(info) = w.info {
+            data["outputPagination"] = info;
+        }
+        Outcome::found(data)
     }
-    hints.push(format!(
-        "Page {} of {}: {} repositories of about {total}",
-        q.page,
-        pagination["totalPages"],
-        repos.len()
-    ));
-    if pagination["hasMore"] == true {
-        hints.push(format!("Next: page={}", q.page + 1));
-    }
-    if incomplete {
-        hints.push("GitHub timed out on part of the search, so results may be incomplete".into());
-    }
-    hints.extend(w.hints);
-    hints.push("Explore one with githubViewRepoStructure (owner, repo), or search inside it with githubSearchCode".into());
-    let mut data = json!({"repositories": shown, "pagination": pagination, "hints": hints});
-    if let Some(info) = w.info {
-        data["outputPagination"] = info;
-    }
-    Ok(Outcome::found(data))
 }
 
 /// The fields an agent chooses by; nulls left out.
@@ -290,6 +318,7 @@ mod tests {
     use crate::exec::github::fake::{assert_fits_return_schema, repo_body, search_body, Fake};
     use crate::exec::outcome::{Failure, Status};
     use crate::exec::Tool;
+    use crate::exec::ToolErrorCode;
 
     const TOOL: Tool = Tool::GithubSearchRepositories;
 
@@ -427,7 +456,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             (e.code, e.failure),
-            ("rateLimited", Failure::Upstream { transient: true })
+            (
+                ToolErrorCode::RateLimited,
+                Failure::Upstream { transient: true }
+            )
         );
         assert_eq!(e.details["retryAfter"], 0);
         fake.fail("/search/repositories", 500, &[], json!({"message": "boom"}));

@@ -6,7 +6,7 @@
 
 use super::client::{Github, Media, Subject};
 use super::window::{size_of, window};
-use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::page::ListPage;
 use crate::exec::{parse_query, Context};
 use serde::Deserialize;
@@ -71,93 +71,30 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
     let gh = Github::new(ctx);
     let branch = match q.branch.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
         Some(b) => b.to_string(),
-        None => {
-            let info = gh
-                .json(
-                    &["repos", owner, repo],
-                    &[],
-                    Media::Json,
-                    Subject::Repository { owner, repo },
-                )
-                .await?;
-            info.get("default_branch")
-                .and_then(Value::as_str)
-                .unwrap_or("main")
-                .to_string()
-        }
+        None => default_branch(&gh, owner, repo)
+            .await?
+            .unwrap_or_else(|| "main".to_string()),
     };
-    let tree_subject = Subject::Tree {
-        owner,
-        repo,
-        branch: &branch,
-    };
-    let tree = match gh
-        .json(
-            &["repos", owner, repo, "git", "trees", &branch],
-            &[("recursive", "1".into())],
-            Media::Json,
-            tree_subject,
-        )
-        .await
-    {
-        Ok(t) => t,
-        Err(e) if e.code == "repositoryEmpty" => {
-            return Ok(Outcome::empty(json!({
-                "owner": owner, "repo": repo, "branch": branch, "path": target, "structure": {},
-                "hints": ["The repository has no commits yet, so there is nothing to list"],
-            })));
-        }
-        Err(e) if e.code == "branchNotFound" && q.branch.is_some() => {
-            // The branch or the repository may be missing: one look at the repository tells.
-            return Err(
-                match gh
-                    .json(
-                        &["repos", owner, repo],
-                        &[],
-                        Media::Json,
-                        Subject::Repository { owner, repo },
-                    )
-                    .await
-                {
-                    Ok(info) => match info.get("default_branch").and_then(Value::as_str) {
-                        Some(d) => e.hint(format!("The default branch of {owner}/{repo} is {d}")),
-                        None => e,
-                    },
-                    Err(repo_error) if repo_error.code == "repositoryNotFound" => repo_error,
-                    Err(_) => e,
-                },
-            );
-        }
-        Err(e) => return Err(e),
+    let Some(tree) = fetch_tree(&gh, &q, owner, repo, &branch).await? else {
+        return Ok(Outcome::empty(json!({
+            "owner": owner, "repo": repo, "branch": branch, "path": target, "structure": {},
+            "hints": ["The repository has no commits yet, so there is nothing to list"],
+        })));
     };
     let truncated = tree
         .get("truncated")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let all: Vec<Entry> = tree
-        .get("tree")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| {
-            let path = e.get("path")?.as_str()?.to_string();
-            let kind = e.get("type")?.as_str()?;
-            Some(Entry {
-                path,
-                folder: kind != "blob",
-            })
-        })
-        .collect();
-
+    let all = entries_of(&tree);
     let mut hints = Vec::new();
-    let mut entries = if target.is_empty() {
+    let entries = if target.is_empty() {
         within(&all, &target, q.depth)
     } else {
         match all.iter().find(|e| e.path == target) {
             Some(e) if !e.folder => {
                 return Err(QueryError::new(
                     Failure::Invalid,
-                    "pathIsFile",
+                    ToolErrorCode::PathIsFile,
                     format!("{target} is a file in {owner}/{repo}, not a directory"),
                 )
                 .hint(format!("Read it with githubGetFileContent (path={target})")));
@@ -170,62 +107,167 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
             None => return Err(missing_path(&all, owner, repo, &branch, &target)),
         }
     };
-    let original = entries.len();
-    entries.retain(|e| !is_noise(&e.path, &target));
-    let filtered = entries.len() < original;
-    entries
-        .sort_by(|a, b| (a.parent(), !a.folder, a.name()).cmp(&(b.parent(), !b.folder, b.name())));
+    let data = json!({"owner": owner, "repo": repo, "branch": branch, "path": target});
+    let listed = Listed {
+        entries,
+        truncated,
+        target: &target,
+    };
+    Ok(listed.answer(ctx, &q, data, hints))
+}
 
-    let total_files = entries.iter().filter(|e| !e.folder).count();
-    let total_folders = entries.len() - total_files;
-    let list = ListPage::new(entries.len(), q.entry_page_number, q.entries_per_page);
-    let (page, per_page, total_pages) = (list.number, list.size, list.pages);
-    let page_entries = &entries[list.range()];
+/// The repository's default branch; `None` when GitHub does not name one.
+async fn default_branch(
+    gh: &Github<'_>,
+    owner: &str,
+    repo: &str,
+) -> Result<Option<String>, QueryError> {
+    let info = gh
+        .json(
+            &["repos", owner, repo],
+            &[],
+            Media::Json,
+            Subject::Repository { owner, repo },
+        )
+        .await?;
+    Ok(info
+        .get("default_branch")
+        .and_then(Value::as_str)
+        .map(str::to_string))
+}
 
-    let mut data = json!({"owner": owner, "repo": repo, "branch": branch, "path": target});
-    data["summary"] = json!({
-        "totalFiles": total_files, "totalFolders": total_folders, "truncated": truncated,
-        "filtered": filtered, "originalCount": original,
-    });
-    data["pagination"] = json!({"currentPage": page, "totalPages": total_pages, "hasMore": list.has_more(), "totalEntries": entries.len(), "entriesPerPage": per_page});
-    if page_entries.is_empty() {
-        if entries.is_empty() {
-            hints.push(if filtered {
+/// The branch's whole tree; `None` for a repository without commits.
+async fn fetch_tree(
+    gh: &Github<'_>,
+    q: &Query,
+    owner: &str,
+    repo: &str,
+    branch: &str,
+) -> Result<Option<Value>, QueryError> {
+    let tree_subject = Subject::Tree {
+        owner,
+        repo,
+        branch,
+    };
+    match gh
+        .json(
+            &["repos", owner, repo, "git", "trees", branch],
+            &[("recursive", "1".into())],
+            Media::Json,
+            tree_subject,
+        )
+        .await
+    {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.code == ToolErrorCode::RepositoryEmpty => Ok(None),
+        Err(e) if e.code == ToolErrorCode::BranchNotFound && q.branch.is_some() => {
+            // The branch or the repository may be missing: one look at the repository tells.
+            Err(match default_branch(gh, owner, repo).await {
+                Ok(Some(d)) => e.hint(format!("The default branch of {owner}/{repo} is {d}")),
+                Ok(None) => e,
+                Err(repo_error) if repo_error.code == ToolErrorCode::RepositoryNotFound => {
+                    repo_error
+                }
+                Err(_) => e,
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The files (blobs) and folders of a tree answer.
+fn entries_of(tree: &Value) -> Vec<Entry> {
+    tree.get("tree")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let path = e.get("path")?.as_str()?.to_string();
+            let kind = e.get("type")?.as_str()?;
+            Some(Entry {
+                path,
+                folder: kind != "blob",
+            })
+        })
+        .collect()
+}
+
+/// The entries under the asked path, before noise is dropped and the page is cut.
+struct Listed<'a> {
+    entries: Vec<Entry>,
+    truncated: bool,
+    target: &'a str,
+}
+
+impl Listed<'_> {
+    /// The page of entries, grouped by directory and windowed, with its summary and hints.
+    fn answer(self, ctx: &Context, q: &Query, mut data: Value, mut hints: Vec<String>) -> Outcome {
+        let (target, truncated) = (self.target, self.truncated);
+        let mut entries = self.entries;
+        let original = entries.len();
+        entries.retain(|e| !is_noise(&e.path, target));
+        let filtered = entries.len() < original;
+        entries.sort_by(|a, b| {
+            (a.parent(), !a.folder, a.name()).cmp(&(b.parent(), !b.folder, b.name()))
+        });
+        let total_files = entries.iter().filter(|e| !e.folder).count();
+        let total_folders = entries.len() - total_files;
+        let list = ListPage::new(entries.len(), q.entry_page_number, q.entries_per_page);
+        let (page, per_page, total_pages) = (list.number, list.size, list.pages);
+        let page_entries = &entries[list.range()];
+        data["summary"] = json!({
+            "totalFiles": total_files, "totalFolders": total_folders, "truncated": truncated,
+            "filtered": filtered, "originalCount": original,
+        });
+        data["pagination"] = json!({"currentPage": page, "totalPages": total_pages, "hasMore": list.has_more(), "totalEntries": entries.len(), "entriesPerPage": per_page});
+        if page_entries.is_empty() {
+            hints.push(if !entries.is_empty() {
+                format!("entryPageNumber={page} is past the last page ({total_pages}); start again at entryPageNumber=1")
+            } else if filtered {
                 format!("Only generated or vendored directories ({}) are here; ask for one of them by path to list it", NOISE.join(", "))
             } else {
                 "The directory is empty".to_string()
             });
-        } else {
-            hints.push(format!("entryPageNumber={page} is past the last page ({total_pages}); start again at entryPageNumber=1"));
+            data["structure"] = json!({});
+            data["hints"] = json!(hints);
+            return Outcome::empty(data);
         }
-        data["structure"] = json!({});
+        let sizes: Vec<usize> = page_entries
+            .iter()
+            .map(|e| size_of(&json!(e.path)))
+            .collect();
+        let w = window(
+            &sizes,
+            q.char_offset,
+            q.char_length,
+            ctx.config.output_chars,
+            "entries",
+        );
+        data["structure"] = group(&page_entries[w.start..w.end]);
+        if let Some(info) = w.info {
+            data["outputPagination"] = info;
+        }
+        hints.push(format!(
+            "{} entries ({total_files} files, {total_folders} folders); page {page} of {total_pages}",
+            entries.len()
+        ));
+        if list.has_more() {
+            hints.push(format!("Next: entryPageNumber={}", page + 1));
+        }
+        hints.extend(w.hints);
+        hints.extend(listing_notes(
+            filtered,
+            truncated,
+            q.depth < 2 && total_folders > 0,
+        ));
         data["hints"] = json!(hints);
-        return Ok(Outcome::empty(data));
+        Outcome::found(data)
     }
+}
 
-    let sizes: Vec<usize> = page_entries
-        .iter()
-        .map(|e| size_of(&json!(e.path)))
-        .collect();
-    let w = window(
-        &sizes,
-        q.char_offset,
-        q.char_length,
-        ctx.config.output_chars,
-        "entries",
-    );
-    data["structure"] = group(&page_entries[w.start..w.end]);
-    if let Some(info) = w.info {
-        data["outputPagination"] = info;
-    }
-    hints.push(format!(
-        "{} entries ({total_files} files, {total_folders} folders); page {page} of {total_pages}",
-        entries.len()
-    ));
-    if list.has_more() {
-        hints.push(format!("Next: entryPageNumber={}", page + 1));
-    }
-    hints.extend(w.hints);
+/// What was left out of the listing, and how to see more.
+fn listing_notes(filtered: bool, truncated: bool, folders_unopened: bool) -> Vec<String> {
+    let mut hints = Vec::new();
     if filtered {
         hints.push(format!(
             "Generated or vendored directories ({}) are left out; pass one as path to list it",
@@ -235,12 +277,11 @@ pub(crate) async fn run(ctx: &Context, query: &Map<String, Value>) -> Result<Out
     if truncated {
         hints.push("GitHub truncated the tree of this large repository, so some entries may be missing; list a subdirectory with path to see it in full".into());
     }
-    if q.depth < 2 && total_folders > 0 {
+    if folders_unopened {
         hints.push("depth=2 also lists what the folders contain".into());
     }
     hints.push("Read a file with githubGetFileContent (owner, repo, path); keys of structure are directory paths".into());
-    data["hints"] = json!(hints);
-    Ok(Outcome::found(data))
+    hints
 }
 
 /// Entries under `target` (the root when empty), at most `depth` levels below it.
@@ -317,7 +358,7 @@ async fn one_level(
     let Some(items) = listing.as_array() else {
         return Err(QueryError::new(
             Failure::Invalid,
-            "pathIsFile",
+            ToolErrorCode::PathIsFile,
             format!("{target} is a file in {owner}/{repo}, not a directory"),
         )
         .hint(format!("Read it with githubGetFileContent (path={target})")));
@@ -345,7 +386,7 @@ fn missing_path(all: &[Entry], owner: &str, repo: &str, branch: &str, target: &s
         .collect();
     let mut e = QueryError::new(
         Failure::NotFound,
-        "pathNotFound",
+        ToolErrorCode::PathNotFound,
         format!("{target} does not exist in {owner}/{repo} at {branch}"),
     );
     if !similar.is_empty() {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::exec::github::fake::{assert_fits_return_schema, repo_body, tree_body, Fake};
-use crate::exec::outcome::Status;
+use crate::exec::outcome::{Status, ToolErrorCode};
 use crate::exec::Tool;
 
 const TOOL: Tool = Tool::GithubViewRepoStructure;
@@ -125,7 +125,10 @@ async fn missing_paths_files_branches_and_repositories() {
     )
     .await
     .unwrap_err();
-    assert_eq!((e.code, e.failure), ("pathNotFound", Failure::NotFound));
+    assert_eq!(
+        (e.code, e.failure),
+        (ToolErrorCode::PathNotFound, Failure::NotFound)
+    );
     assert!(e.hints[0].contains("src/exec"), "{:?}", e.hints);
     let e = call(
         &fake,
@@ -133,11 +136,11 @@ async fn missing_paths_files_branches_and_repositories() {
     )
     .await
     .unwrap_err();
-    assert_eq!(e.code, "pathIsFile");
+    assert_eq!(e.code, ToolErrorCode::PathIsFile);
     let e = call(&fake, json!({"owner": "o", "repo": "r", "branch": "nope"}))
         .await
         .unwrap_err();
-    assert_eq!(e.code, "branchNotFound");
+    assert_eq!(e.code, ToolErrorCode::BranchNotFound);
     assert!(e
         .hints
         .iter()
@@ -145,7 +148,7 @@ async fn missing_paths_files_branches_and_repositories() {
     let e = call(&fake, json!({"owner": "o", "repo": "missing"}))
         .await
         .unwrap_err();
-    assert_eq!(e.code, "repositoryNotFound");
+    assert_eq!(e.code, ToolErrorCode::RepositoryNotFound);
     fake.fail(
         "/repos/o/r/git/trees/main",
         409,

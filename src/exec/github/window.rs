@@ -5,6 +5,7 @@
 //! `charOffset` and takes items while they fit in `charLength` (the output budget when no
 //! length is given), always at least one. `outputPagination` reports where the window lies.
 
+use crate::exec::text::{positions, CharRequest};
 use serde_json::{json, Value};
 
 /// The items to keep (`start..end`), and how to say so.
@@ -17,10 +18,7 @@ pub(crate) struct Window {
     pub hints: Vec<String>,
 }
 
-/// Characters of `v` as compact JSON.
-pub(crate) fn size_of(v: &Value) -> usize {
-    serde_json::to_string(v).map_or(0, |s| s.chars().count())
-}
+pub(crate) use crate::exec::text::json_chars as size_of;
 
 /// Chooses the items within `[offset, offset + length)` of the concatenated `sizes`.
 pub(crate) fn window(
@@ -31,11 +29,9 @@ pub(crate) fn window(
     noun: &str,
 ) -> Window {
     let n = sizes.len();
-    let total: usize = sizes.iter().sum();
-    let auto = offset.is_none() && length.is_none();
-    let len = length.unwrap_or(budget).max(1);
-    let off = offset.unwrap_or(0);
-    if off == 0 && total <= len {
+    let (starts, total) = positions(sizes, 0, 0);
+    let ask = CharRequest::new(offset, length, budget);
+    if ask.offset == 0 && total <= ask.length {
         return Window {
             start: 0,
             end: n,
@@ -43,69 +39,101 @@ pub(crate) fn window(
             hints: Vec::new(),
         };
     }
-    if off >= total {
-        return Window {
-            start: n,
-            end: n,
-            info: Some(json!({"charOffset": off, "charLength": 0, "totalChars": total, "hasMore": false})),
-            hints: vec![format!("charOffset={off} is past the end of this answer ({total} characters); start again at charOffset=0")],
-        };
+    if ask.offset >= total {
+        return past_end(n, ask.offset, total);
     }
-    let mut starts = Vec::with_capacity(n);
-    let mut at = 0;
-    for s in sizes {
-        starts.push(at);
-        at += s;
-    }
-    let a = (0..n)
-        .find(|&i| starts[i] + sizes[i] > off)
-        .unwrap_or(n - 1);
-    let mut b = a + 1;
-    while b < n && starts[b] + sizes[b] - starts[a] <= len {
-        b += 1;
-    }
-    let end_char = starts[b - 1] + sizes[b - 1];
-    let has_more = b < n;
-    let mut info = json!({
-        "charOffset": starts[a],
-        "charLength": end_char - starts[a],
-        "totalChars": total,
-        "hasMore": has_more,
-    });
-    let mut hints = Vec::new();
-    if auto {
-        hints.push(format!(
-            "The answer came to {total} characters, more than the {budget}-character budget, so only {noun} {}-{} of {n} are shown",
-            a + 1,
-            b
-        ));
-    } else {
-        hints.push(format!(
-            "Showing {noun} {}-{} of {n} (characters {}-{end_char} of {total})",
-            a + 1,
-            b,
-            starts[a]
-        ));
-    }
-    if has_more {
-        info["nextCharOffset"] = json!(starts[b]);
-        hints.push(format!(
-            "Next part: charOffset={} (from {noun} {})",
-            starts[b],
-            b + 1
-        ));
-    }
-    if b - a == 1 && sizes[a] > len {
-        hints.push(format!(
-            "One item alone is {} characters, more than charLength={len}; it is shown whole",
-            sizes[a]
-        ));
-    }
+    let span = Span::choose(sizes, &starts, ask);
     Window {
-        start: a,
-        end: b,
-        info: Some(info),
-        hints,
+        start: span.first,
+        end: span.end,
+        info: Some(span.info(&starts, total)),
+        hints: span.hints(sizes, &starts, total, ask, budget, noun),
+    }
+}
+
+/// The empty window of an offset at or past the end of the answer.
+fn past_end(n: usize, off: usize, total: usize) -> Window {
+    Window {
+        start: n,
+        end: n,
+        info: Some(json!({"charOffset": off, "charLength": 0, "totalChars": total, "hasMore": false})),
+        hints: vec![format!("charOffset={off} is past the end of this answer ({total} characters); start again at charOffset=0")],
+    }
+}
+
+/// The items a window keeps: from the one containing the offset, while they fit.
+struct Span {
+    first: usize,
+    end: usize,
+}
+
+impl Span {
+    fn choose(sizes: &[usize], starts: &[usize], ask: CharRequest) -> Span {
+        let n = sizes.len();
+        let first = (0..n)
+            .find(|&i| starts[i] + sizes[i] > ask.offset)
+            .unwrap_or(n - 1);
+        let mut end = first + 1;
+        while end < n && starts[end] + sizes[end] - starts[first] <= ask.length {
+            end += 1;
+        }
+        Span { first, end }
+    }
+
+    /// `outputPagination`: where the window lies among the answer's characters.
+    fn info(&self, starts: &[usize], total: usize) -> Value {
+        // Items lie back to back, so the window ends where the next item starts.
+        let end_char = starts.get(self.end).copied().unwrap_or(total);
+        let mut info = json!({
+            "charOffset": starts[self.first],
+            "charLength": end_char - starts[self.first],
+            "totalChars": total,
+            "hasMore": self.end < starts.len(),
+        });
+        if self.end < starts.len() {
+            info["nextCharOffset"] = json!(starts[self.end]);
+        }
+        info
+    }
+
+    /// What was shown, where the next part starts, and a note on an item shown whole.
+    fn hints(
+        &self,
+        sizes: &[usize],
+        starts: &[usize],
+        total: usize,
+        ask: CharRequest,
+        budget: usize,
+        noun: &str,
+    ) -> Vec<String> {
+        let (a, b, n) = (self.first, self.end, sizes.len());
+        let end_char = starts[b - 1] + sizes[b - 1];
+        let mut hints = vec![if ask.auto {
+            format!(
+                "The answer came to {total} characters, more than the {budget}-character budget, so only {noun} {}-{b} of {n} are shown",
+                a + 1
+            )
+        } else {
+            format!(
+                "Showing {noun} {}-{b} of {n} (characters {}-{end_char} of {total})",
+                a + 1,
+                starts[a]
+            )
+        }];
+        if b < n {
+            hints.push(format!(
+                "Next part: charOffset={} (from {noun} {})",
+                starts[b],
+                b + 1
+            ));
+        }
+        if b - a == 1 && sizes[a] > ask.length {
+            hints.push(format!(
+                "One item alone is {} characters, more than charLength={}; it is shown whole",
+                sizes[a], ask.length
+            ));
+        }
+        hints
     }
 }
 

@@ -145,8 +145,23 @@ pub(crate) fn run(
     let matched = found.len();
     let limit = q.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     found.truncate(limit);
+    let notes = walk_notes(filters.notes.clone(), &report);
+    if found.is_empty() {
+        return Ok(Outcome::empty(
+            json!({"files": [], "hints": empty_hints(&q, report.protected, notes)}),
+        ));
+    }
+    let kept = Kept {
+        found,
+        matched,
+        limit,
+        notes,
+    };
+    Ok(kept.answer(&q, budget))
+}
 
-    let mut notes = filters.notes.clone();
+/// What the walk left out: a cut for the match cap or for time, unreadable entries.
+fn walk_notes(mut notes: Vec<String>, report: &walk::Report) -> Vec<String> {
     match report.cut {
         Some(Cut::Visitor) => notes.push(format!(
             "The walk stopped at {MAX_MATCHES} matches, so the results are partial; narrow path, maxDepth or the filters"
@@ -163,65 +178,71 @@ pub(crate) fn run(
             format::plural(report.denied, "entry", "entries")
         ));
     }
-    if found.is_empty() {
-        return Ok(Outcome::empty(
-            json!({"files": [], "hints": empty_hints(&q, report.protected, notes)}),
-        ));
-    }
+    notes
+}
 
-    let list = ListPage::new(
-        found.len(),
-        q.file_page_number.unwrap_or(1),
-        q.files_per_page.unwrap_or(DEFAULT_PER_PAGE),
-    );
-    let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
-    let pagination = list.to_json("filesPerPage", "totalFiles");
-    if list.is_past_end() {
-        let mut hints = vec![format!(
-            "filePageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}; use filePageNumber=1 to {total_pages}"
-        )];
-        hints.extend(notes);
-        return Ok(Outcome::empty(
-            json!({"files": [], "pagination": pagination, "hints": hints}),
-        ));
-    }
+/// The sorted matches that were kept, out of `matched`, and the notes on what was left out.
+struct Kept {
+    found: Vec<Found>,
+    matched: usize,
+    limit: usize,
+    notes: Vec<String>,
+}
 
-    let details = q.details.unwrap_or(true);
-    let show_modified = q.show_file_last_modified.unwrap_or(true);
-    let slice = &found[list.range()];
-    let items: Vec<Value> = slice
-        .iter()
-        .map(|f| item(f, details, show_modified))
-        .collect();
-    let window = format::window(items, q.char_offset, q.char_length, budget, "filesPerPage");
-
-    let mut hints = Vec::new();
-    if total_pages > 1 {
-        hints.push(format!(
-            "Page {page}/{total_pages} (showing {} of {total})",
-            slice.len()
-        ));
-        if page < total_pages {
-            hints.push(format!("Next: filePageNumber={}", page + 1));
+impl Kept {
+    /// One page of matches, windowed to the budget, with where to go next.
+    fn answer(self, q: &Query, budget: usize) -> Outcome {
+        let list = ListPage::new(
+            self.found.len(),
+            q.file_page_number.unwrap_or(1),
+            q.files_per_page.unwrap_or(DEFAULT_PER_PAGE),
+        );
+        let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
+        let pagination = list.to_json("filesPerPage", "totalFiles");
+        if list.is_past_end() {
+            let mut hints = vec![format!(
+                "filePageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}; use filePageNumber=1 to {total_pages}"
+            )];
+            hints.extend(self.notes);
+            return Outcome::empty(json!({"files": [], "pagination": pagination, "hints": hints}));
         }
+        let details = q.details.unwrap_or(true);
+        let show_modified = q.show_file_last_modified.unwrap_or(true);
+        let slice = &self.found[list.range()];
+        let items: Vec<Value> = slice
+            .iter()
+            .map(|f| item(f, details, show_modified))
+            .collect();
+        let window = format::window(items, q.char_offset, q.char_length, budget, "filesPerPage");
+        let mut hints = Vec::new();
+        if total_pages > 1 {
+            hints.push(format!(
+                "Page {page}/{total_pages} (showing {} of {total})",
+                slice.len()
+            ));
+            if page < total_pages {
+                hints.push(format!("Next: filePageNumber={}", page + 1));
+            }
+        }
+        hints.extend(window.hints);
+        let (matched, limit) = (self.matched, self.limit);
+        if matched > limit {
+            hints.push(format!(
+                "{matched} entries matched; the first {limit} by {} were kept (limit={limit}); narrow the filters or raise limit",
+                q.sort_by.describe()
+            ));
+        }
+        hints.extend(self.notes.iter().cloned());
+        hints.extend(follow_ups(slice, q));
+        let mut data = Map::new();
+        data.insert("files".into(), Value::Array(window.items));
+        data.insert("pagination".into(), pagination);
+        if let Some(chars) = window.pagination {
+            data.insert("charPagination".into(), chars);
+        }
+        data.insert("hints".into(), json!(hints));
+        Outcome::found(Value::Object(data))
     }
-    hints.extend(window.hints);
-    if matched > limit {
-        hints.push(format!(
-            "{matched} entries matched; the first {limit} by {} were kept (limit={limit}); narrow the filters or raise limit",
-            q.sort_by.describe()
-        ));
-    }
-    hints.extend(notes);
-    hints.extend(follow_ups(slice, &q));
-    let mut data = Map::new();
-    data.insert("files".into(), Value::Array(window.items));
-    data.insert("pagination".into(), pagination);
-    if let Some(chars) = window.pagination {
-        data.insert("charPagination".into(), chars);
-    }
-    data.insert("hints".into(), json!(hints));
-    Ok(Outcome::found(Value::Object(data)))
 }
 
 /// Sorts by the chosen key; ties fall back to the path so pages are stable.
@@ -300,69 +321,99 @@ fn follow_ups(slice: &[Found], q: &Query) -> Vec<String> {
     }
     hints
 }
+/// The filters a query set, named as the agent wrote them, and the tips on each.
+#[derive(Default)]
+struct ActiveFilters {
+    active: Vec<String>,
+    tips: Vec<String>,
+}
+
+impl ActiveFilters {
+    fn note(&mut self, set: bool, label: String, tip: &str) {
+        if set {
+            self.active.push(label);
+            if !tip.is_empty() {
+                self.tips.push(tip.to_string());
+            }
+        }
+    }
+
+    /// The filters on names and paths.
+    fn note_names(&mut self, q: &Query) {
+        let show = |v: &Option<String>| v.clone().unwrap_or_default();
+        self.note(q.name.is_some(), format!("name='{}'", show(&q.name)), "name is case-sensitive; iname ignores case, and '*' is needed for partial names ('*config*')");
+        self.note(q.iname.is_some(), format!("iname='{}'", show(&q.iname)), "");
+        self.note(!q.names.is_empty(), format!("names={:?}", q.names), "");
+        self.note(
+            q.path_pattern.is_some(),
+            format!("pathPattern='{}'", show(&q.path_pattern)),
+            "pathPattern must match the whole path; start it with '*/' to match at any depth",
+        );
+        self.note(q.regex.is_some(), format!("regex='{}'", show(&q.regex)), "regex must match the whole path (a leading '.*' is added unless it starts with .*, / or ^)");
+        self.note(q.kind.is_some(), format!("type={}", show(&q.kind)), "");
+    }
+
+    /// The filters on depth, times, sizes, permissions and excluded directories.
+    fn note_limits(&mut self, q: &Query) {
+        let show = |v: &Option<String>| v.clone().unwrap_or_default();
+        let widen = "Widen the time window (modifiedWithin/modifiedBefore/accessedWithin)";
+        let sizes = "Size filters round up to whole units as find does: sizeLess='1M' keeps only empty files; use '1024k'";
+        self.note(
+            q.max_depth.is_some(),
+            format!("maxDepth={}", q.max_depth.unwrap_or(0)),
+            "Raise maxDepth to look deeper",
+        );
+        self.note(
+            q.min_depth.is_some(),
+            format!("minDepth={}", q.min_depth.unwrap_or(0)),
+            "",
+        );
+        self.note(q.empty, "empty=true".into(), "");
+        self.note(
+            q.modified_within.is_some(),
+            format!("modifiedWithin={}", show(&q.modified_within)),
+            widen,
+        );
+        self.note(
+            q.modified_before.is_some(),
+            format!("modifiedBefore={}", show(&q.modified_before)),
+            widen,
+        );
+        self.note(
+            q.accessed_within.is_some(),
+            format!("accessedWithin={}", show(&q.accessed_within)),
+            widen,
+        );
+        self.note(
+            q.size_greater.is_some(),
+            format!("sizeGreater={}", show(&q.size_greater)),
+            sizes,
+        );
+        self.note(
+            q.size_less.is_some(),
+            format!("sizeLess={}", show(&q.size_less)),
+            sizes,
+        );
+        self.note(q.permissions.is_some(), format!("permissions={}", show(&q.permissions)), "permissions without a prefix means exactly these bits; '-' means at least these, '/' any of these");
+        self.note(
+            q.executable || q.readable || q.writable,
+            "executable/readable/writable".into(),
+            "",
+        );
+        self.note(
+            !q.exclude_dir.is_empty(),
+            format!("excludeDir={:?}", q.exclude_dir),
+            "",
+        );
+    }
+}
 
 /// Why nothing came back, and which filter to loosen first.
 fn empty_hints(q: &Query, protected: usize, notes: Vec<String>) -> Vec<String> {
-    let mut active = Vec::new();
-    let mut tips = Vec::new();
-    let mut note = |set: bool, label: String, tip: &str| {
-        if set {
-            active.push(label);
-            if !tip.is_empty() {
-                tips.push(tip.to_string());
-            }
-        }
-    };
-    let show = |v: &Option<String>| v.clone().unwrap_or_default();
-    note(q.name.is_some(), format!("name='{}'", show(&q.name)), "name is case-sensitive; iname ignores case, and '*' is needed for partial names ('*config*')");
-    note(q.iname.is_some(), format!("iname='{}'", show(&q.iname)), "");
-    note(!q.names.is_empty(), format!("names={:?}", q.names), "");
-    note(
-        q.path_pattern.is_some(),
-        format!("pathPattern='{}'", show(&q.path_pattern)),
-        "pathPattern must match the whole path; start it with '*/' to match at any depth",
-    );
-    note(q.regex.is_some(), format!("regex='{}'", show(&q.regex)), "regex must match the whole path (a leading '.*' is added unless it starts with .*, / or ^)");
-    note(q.kind.is_some(), format!("type={}", show(&q.kind)), "");
-    note(
-        q.max_depth.is_some(),
-        format!("maxDepth={}", q.max_depth.unwrap_or(0)),
-        "Raise maxDepth to look deeper",
-    );
-    note(
-        q.min_depth.is_some(),
-        format!("minDepth={}", q.min_depth.unwrap_or(0)),
-        "",
-    );
-    note(q.empty, "empty=true".into(), "");
-    note(
-        q.modified_within.is_some(),
-        format!("modifiedWithin={}", show(&q.modified_within)),
-        "Widen the time window (modifiedWithin/modifiedBefore/accessedWithin)",
-    );
-    note(
-        q.modified_before.is_some(),
-        format!("modifiedBefore={}", show(&q.modified_before)),
-        "Widen the time window (modifiedWithin/modifiedBefore/accessedWithin)",
-    );
-    note(
-        q.accessed_within.is_some(),
-        format!("accessedWithin={}", show(&q.accessed_within)),
-        "Widen the time window (modifiedWithin/modifiedBefore/accessedWithin)",
-    );
-    note(q.size_greater.is_some(), format!("sizeGreater={}", show(&q.size_greater)), "Size filters round up to whole units as find does: sizeLess='1M' keeps only empty files; use '1024k'");
-    note(q.size_less.is_some(), format!("sizeLess={}", show(&q.size_less)), "Size filters round up to whole units as find does: sizeLess='1M' keeps only empty files; use '1024k'");
-    note(q.permissions.is_some(), format!("permissions={}", show(&q.permissions)), "permissions without a prefix means exactly these bits; '-' means at least these, '/' any of these");
-    note(
-        q.executable || q.readable || q.writable,
-        "executable/readable/writable".into(),
-        "",
-    );
-    note(
-        !q.exclude_dir.is_empty(),
-        format!("excludeDir={:?}", q.exclude_dir),
-        "",
-    );
+    let mut set = ActiveFilters::default();
+    set.note_names(q);
+    set.note_limits(q);
+    let ActiveFilters { active, mut tips } = set;
     let mut hints = vec![if active.is_empty() {
         format!("Nothing was found under '{}'", q.path.trim())
     } else {

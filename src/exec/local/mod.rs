@@ -7,7 +7,7 @@ mod find;
 mod search;
 mod structure;
 
-use super::outcome::{Failure, Outcome, QueryError};
+use super::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use super::{Context, Tool};
 use serde_json::{Map, Value};
 
@@ -26,14 +26,14 @@ pub(crate) async fn run(
         Tool::LocalViewStructure => structure::run(&sandbox, budget, &query),
         other => Err(QueryError::new(
             Failure::Invalid,
-            "wrongFamily",
+            ToolErrorCode::WrongFamily,
             format!("{} is not a local tool", other.name()),
         )),
     };
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
         Err(QueryError::new(
             Failure::Unavailable,
-            "internalError",
+            ToolErrorCode::InternalError,
             format!("{} stopped unexpectedly: {e}", tool.name()),
         ))
     })

@@ -20,7 +20,7 @@ mod tests;
 #[cfg(test)]
 mod tests_output;
 
-use crate::exec::outcome::{Failure, Outcome, QueryError};
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
 use options::{Options, Query};
@@ -39,7 +39,7 @@ pub(crate) fn run(
     if !root.exists() {
         return Err(QueryError::new(
             Failure::NotFound,
-            "pathNotFound",
+            ToolErrorCode::PathNotFound,
             format!("Path '{}' does not exist", o.path),
         )
         .hint("Relative paths start at the workspace root; localViewStructure shows what is there")

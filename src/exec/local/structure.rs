@@ -5,23 +5,23 @@
 //! the chosen order. When only files are listed there is no tree to keep, so the order is over
 //! all files at once (the largest files anywhere below, for instance).
 
+mod answer;
 mod order;
 #[cfg(test)]
 mod tests;
 
 use super::find::format;
 use super::find::walk::{self, Cut, Limits, Visit};
-use crate::exec::outcome::{Failure, Outcome, QueryError};
-use crate::exec::page::ListPage;
+use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::parse_query;
 use crate::exec::sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
 use order::{Key, SortBy};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fs::Metadata;
-use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
 const DEFAULT_PER_PAGE: usize = 20;
 /// Entries collected when the query sets no limit (the schema's largest limit).
@@ -170,30 +170,61 @@ pub(crate) fn run(
     check_conflicts(&q)?;
     let names = NameFilter::new(&q)?;
     let root = sandbox.resolve(&q.path)?;
-    if let Ok(meta) = std::fs::metadata(&root) {
-        if !meta.is_dir() {
-            return Err(QueryError::new(
-                Failure::Invalid,
-                "notADirectory",
-                format!("Path '{}' is not a directory", q.path.trim()),
-            )
-            .hint(format!(
-                "Read it with localGetFileContent path='{}'",
-                q.path.trim()
-            ))
-            .hint("To list the folder that holds it, pass the parent directory as path"));
-        }
-    }
+    check_directory(&root, &q)?;
     let max_depth = match (q.depth, q.recursive) {
         (Some(d), _) => Some(d),
         (None, true) => None,
         (None, false) => Some(1),
     };
     let limit = q.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let (mut items, notes) = collect(sandbox, &root, &q, &names, max_depth, limit)?;
+    // With only files listed there is no tree shape to keep.
+    let flat = q.files_only || !names.extensions.is_empty();
+    order::sort(&mut items, q.sort_by, q.reverse, flat);
+    let listing = answer::Listing {
+        display: sandbox.display(&root),
+        filtered: q.pattern.is_some()
+            || !names.extensions.is_empty()
+            || q.files_only
+            || q.directories_only,
+        items,
+        notes,
+        max_depth,
+    };
+    Ok(listing.answer(&q, budget))
+}
+
+/// Refuses a path that exists and is not a directory, pointing to the tool that reads it.
+fn check_directory(root: &Path, q: &Query) -> Result<(), QueryError> {
+    match std::fs::metadata(root) {
+        Ok(meta) if !meta.is_dir() => Err(QueryError::new(
+            Failure::Invalid,
+            ToolErrorCode::NotADirectory,
+            format!("Path '{}' is not a directory", q.path.trim()),
+        )
+        .hint(format!(
+            "Read it with localGetFileContent path='{}'",
+            q.path.trim()
+        ))
+        .hint("To list the folder that holds it, pass the parent directory as path")),
+        _ => Ok(()),
+    }
+}
+
+/// Walks the directory and keeps the entries the query wants, up to `limit`; returns them
+/// with the notes on what the walk left out.
+fn collect(
+    sandbox: &Sandbox,
+    root: &Path,
+    q: &Query,
+    names: &NameFilter,
+    max_depth: Option<usize>,
+    limit: usize,
+) -> Result<(Vec<Item>, Vec<String>), QueryError> {
     let mut items: Vec<Item> = Vec::new();
     let mut dir_keys: HashMap<String, Key> = HashMap::new();
     let mut hidden_skipped = 0usize;
-    let report = walk::walk(sandbox, &root, &q.path, Limits::depth(max_depth), |entry| {
+    let report = walk::walk(sandbox, root, &q.path, Limits::depth(max_depth), |entry| {
         if entry.depth == 0 {
             return Visit::Descend;
         }
@@ -204,7 +235,7 @@ pub(crate) fn run(
         }
         let rel = entry
             .path
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_else(|_| name.clone());
         let kind = Kind::of(&entry.meta);
@@ -234,12 +265,11 @@ pub(crate) fn run(
         }
         Visit::Descend
     })?;
-    // With only files listed there is no tree shape to keep.
-    let flat = q.files_only || !names.extensions.is_empty();
-    order::sort(&mut items, q.sort_by, q.reverse, flat);
+    Ok((items, walk_notes(&report, hidden_skipped, limit)))
+}
 
-    let display = sandbox.display(&root);
-    let summary = summary(&items, q.human_readable.unwrap_or(true));
+/// What the walk left out: a limit or time cut, unreadable entries, hidden ones.
+fn walk_notes(report: &walk::Report, hidden_skipped: usize, limit: usize) -> Vec<String> {
     let mut notes = Vec::new();
     if report.cut == Some(Cut::Visitor) {
         notes.push(format!(
@@ -263,88 +293,7 @@ pub(crate) fn run(
             format::plural(hidden_skipped, "hidden entry is", "hidden entries are")
         ));
     }
-    if items.is_empty() {
-        let mut hints = vec![if q.pattern.is_some()
-            || !names.extensions.is_empty()
-            || q.files_only
-            || q.directories_only
-        {
-            format!("No entry of '{display}' passed the filters (pattern, extension, filesOnly, directoriesOnly); loosen them")
-        } else {
-            format!("'{display}' has no entries to show")
-        }];
-        hints.extend(notes);
-        if max_depth == Some(1) {
-            hints.push("depth=2 or recursive=true also looks inside subdirectories".into());
-        }
-        return Ok(Outcome::empty(
-            json!({"path": display, "entries": [], "summary": summary, "hints": hints}),
-        ));
-    }
-
-    let list = ListPage::new(
-        items.len(),
-        q.entry_page_number.unwrap_or(1),
-        q.entries_per_page.unwrap_or(DEFAULT_PER_PAGE),
-    );
-    let (page, per_page, total, total_pages) = (list.number, list.size, list.total, list.pages);
-    let pagination = list.to_json("entriesPerPage", "totalEntries");
-    if list.is_past_end() {
-        let mut hints = vec![format!(
-            "entryPageNumber={page} is past the last page: {total} entries make {total_pages} page(s) of {per_page}"
-        )];
-        hints.extend(notes);
-        return Ok(Outcome::empty(
-            json!({"path": display, "entries": [], "summary": summary, "pagination": pagination, "hints": hints}),
-        ));
-    }
-    let slice = &items[list.range()];
-    let human = q.human_readable.unwrap_or(true);
-    let show_modified = q.show_file_last_modified.unwrap_or(true);
-    let values = slice
-        .iter()
-        .map(|i| entry(i, q.details, human, show_modified))
-        .collect();
-    let window = format::window(
-        values,
-        q.char_offset,
-        q.char_length,
-        budget,
-        "entriesPerPage",
-    );
-
-    let mut hints = Vec::new();
-    if total_pages > 1 {
-        hints.push(format!(
-            "Page {page}/{total_pages} (showing {} of {total})",
-            slice.len()
-        ));
-    }
-    if list.has_more() {
-        let next: Vec<String> = items[list.range().end..]
-            .iter()
-            .take(3)
-            .map(shown_name)
-            .collect();
-        hints.push(format!(
-            "Next: entryPageNumber={} (starts with: {}...)",
-            page + 1,
-            next.join(", ")
-        ));
-    }
-    hints.extend(window.hints);
-    hints.extend(notes);
-    hints.extend(follow_ups(slice, &display, max_depth));
-    let mut data = Map::new();
-    data.insert("path".into(), json!(display));
-    data.insert("entries".into(), Value::Array(window.items));
-    data.insert("summary".into(), json!(summary));
-    data.insert("pagination".into(), pagination);
-    if let Some(chars) = window.pagination {
-        data.insert("charPagination".into(), chars);
-    }
-    data.insert("hints".into(), json!(hints));
-    Ok(Outcome::found(Value::Object(data)))
+    notes
 }
 
 fn check_conflicts(q: &Query) -> Result<(), QueryError> {
@@ -368,106 +317,4 @@ fn check_conflicts(q: &Query) -> Result<(), QueryError> {
 /// `a/b/c` -> `a`, `a/b` (the directories above it, below the listed directory).
 fn ancestors(rel: &str) -> impl Iterator<Item = &str> {
     rel.match_indices('/').map(move |(i, _)| &rel[..i])
-}
-
-/// The name as listed: relative path, with a trailing `/` for directories.
-fn shown_name(item: &Item) -> String {
-    if item.kind == Kind::Dir {
-        format!("{}/", item.rel)
-    } else {
-        item.rel.clone()
-    }
-}
-
-fn entry(item: &Item, details: bool, human: bool, show_modified: bool) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), json!(shown_name(item)));
-    m.insert("type".into(), json!(item.kind.name()));
-    let size = item.meta.len();
-    m.insert(
-        "size".into(),
-        json!(if human {
-            format::human_size(size)
-        } else {
-            size.to_string()
-        }),
-    );
-    if show_modified {
-        if let Ok(t) = item.meta.modified() {
-            m.insert("modified".into(), json!(format::iso_time(t)));
-        }
-    }
-    if details {
-        m.insert(
-            "permissions".into(),
-            json!(format::rwx_mode(item.meta.mode())),
-        );
-    }
-    Value::Object(m)
-}
-
-/// "37 entries (27 files, 10 dirs, 3.1MB)"; links and other kinds are named only when present.
-fn summary(items: &[Item], human: bool) -> String {
-    let count = |k: Kind| items.iter().filter(|i| i.kind == k).count();
-    let bytes: u64 = items
-        .iter()
-        .filter(|i| i.kind == Kind::File)
-        .map(|i| i.meta.len())
-        .sum();
-    let mut parts = vec![
-        format::plural(count(Kind::File), "file", "files"),
-        format::plural(count(Kind::Dir), "dir", "dirs"),
-    ];
-    if count(Kind::Link) > 0 {
-        parts.push(format::plural(count(Kind::Link), "symlink", "symlinks"));
-    }
-    if count(Kind::Other) > 0 {
-        parts.push(format::plural(count(Kind::Other), "other", "others"));
-    }
-    parts.push(if human {
-        format::human_size(bytes)
-    } else {
-        format!("{bytes} bytes")
-    });
-    format!(
-        "{} ({})",
-        format::plural(items.len(), "entry", "entries"),
-        parts.join(", ")
-    )
-}
-
-/// How to use what was listed: paths for the other tools and where to look next.
-fn follow_ups(slice: &[Item], display: &str, max_depth: Option<usize>) -> Vec<String> {
-    let join = |rel: &str| {
-        if display == "." {
-            rel.to_string()
-        } else {
-            format!("{}/{rel}", display.trim_end_matches('/'))
-        }
-    };
-    let mut hints = Vec::new();
-    if display != "." {
-        hints.push(format!(
-            "Entry names are relative to '{display}'; join them to it for other tools' path"
-        ));
-    }
-    if let Some(file) = slice.iter().find(|i| i.kind == Kind::File) {
-        hints.push(format!(
-            "Read a file with localGetFileContent path='{}'",
-            join(&file.rel)
-        ));
-    }
-    if let Some(dir) = slice.iter().find(|i| i.kind == Kind::Dir) {
-        let deeper = if max_depth == Some(1) {
-            " or depth=2 here"
-        } else {
-            ""
-        };
-        hints.push(format!(
-            "Drill into a directory with path='{}'{deeper}",
-            join(&dir.rel)
-        ));
-    }
-    hints.push(format!("Search contents with localSearchCode path='{display}'; find files anywhere below by name, size or date with localFindFiles"));
-    hints
 }

@@ -6,15 +6,17 @@
 
 use super::callgraph::{self, Start};
 use super::fallback::Scope;
-use super::text::{self, Files};
-use super::{ask, connect, hidden_hint, mode, prepare, start_line, visible, Answerer, Target};
+use super::{ask, connect, mode, prepare, visible, Answerer, Target};
 use crate::exec::outcome::{Outcome, QueryError};
-use crate::exec::page::ListPage;
 use crate::exec::Context;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::path::PathBuf;
+use view::render;
+
+#[path = "hierarchy_view.rs"]
+mod view;
 
 /// Hierarchy requests one query may send (depth 3 on a popular function fans out).
 const MAX_EXPANSIONS: usize = 40;
@@ -239,18 +241,24 @@ async fn semantic(
             )))
         }
     };
-    let (method, peer_key) = match direction {
-        Direction::Incoming => ("callHierarchy/incomingCalls", "from"),
-        Direction::Outgoing => ("callHierarchy/outgoingCalls", "to"),
+    expand(ctx, client, first, item, direction, depth).await
+}
+
+/// Breadth first from the item: each level asks for the calls of the functions found on the
+/// level before, each function once, at most MAX_EXPANSIONS in all.
+async fn expand(
+    ctx: &Context,
+    client: &super::Client,
+    first: Value,
+    item: Node,
+    direction: Direction,
+    depth: usize,
+) -> Result<Result<Graph, String>, QueryError> {
+    let method = match direction {
+        Direction::Incoming => "callHierarchy/incomingCalls",
+        Direction::Outgoing => "callHierarchy/outgoingCalls",
     };
-    let key = |n: &Node| {
-        (
-            n.path.clone(),
-            n.range.get("start").cloned(),
-            n.name.clone(),
-        )
-    };
-    let mut seen = HashSet::from([key(&item)]);
+    let mut seen = HashSet::from([node_key(&item)]);
     let mut graph = Graph::new(item.clone());
     let mut frontier = vec![(first, item)];
     let mut expansions = 0;
@@ -270,42 +278,82 @@ async fn semantic(
                     continue;
                 }
             };
+            let step = Step {
+                level,
+                depth,
+                direction,
+                caller: &caller,
+            };
             for call in answer.as_array().into_iter().flatten() {
-                let Some(peer_raw) = call.get(peer_key) else {
-                    continue;
-                };
-                let peer = match node(ctx, peer_raw) {
-                    Ok(peer) => peer,
-                    Err(name) => {
-                        graph.hidden.push(name);
-                        continue;
-                    }
-                };
-                if level < depth && seen.insert(key(&peer)) {
-                    next.push((peer_raw.clone(), peer.clone()));
-                }
-                let from_ranges = call
-                    .get("fromRanges")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                let sites_path = match direction {
-                    Direction::Incoming => peer.path.clone(),
-                    Direction::Outgoing => caller.path.clone(),
-                };
-                let via = (level > 1).then(|| caller.name.clone());
-                graph.calls.push(Call {
-                    level,
-                    via,
-                    peer,
-                    from_ranges,
-                    sites_path,
-                });
+                step.add(ctx, call, &mut graph, &mut seen, &mut next);
             }
         }
         frontier = next;
     }
     Ok(Ok(graph))
+}
+
+/// A function as the breadth-first walk tells functions apart.
+type NodeKey = (PathBuf, Option<Value>, String);
+
+fn node_key(n: &Node) -> NodeKey {
+    (
+        n.path.clone(),
+        n.range.get("start").cloned(),
+        n.name.clone(),
+    )
+}
+
+/// The expansion of one function on one level.
+struct Step<'a> {
+    level: usize,
+    depth: usize,
+    direction: Direction,
+    caller: &'a Node,
+}
+
+impl Step<'_> {
+    /// Records one call the server reported, and queues its peer for the next level when it
+    /// is new.
+    fn add(
+        &self,
+        ctx: &Context,
+        call: &Value,
+        graph: &mut Graph,
+        seen: &mut HashSet<NodeKey>,
+        next: &mut Vec<(Value, Node)>,
+    ) {
+        let Some(peer_raw) = call.get(peer_key(self.direction)) else {
+            return;
+        };
+        let peer = match node(ctx, peer_raw) {
+            Ok(peer) => peer,
+            Err(name) => {
+                graph.hidden.push(name);
+                return;
+            }
+        };
+        if self.level < self.depth && seen.insert(node_key(&peer)) {
+            next.push((peer_raw.clone(), peer.clone()));
+        }
+        let from_ranges = call
+            .get("fromRanges")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let sites_path = match self.direction {
+            Direction::Incoming => peer.path.clone(),
+            Direction::Outgoing => self.caller.path.clone(),
+        };
+        let via = (self.level > 1).then(|| self.caller.name.clone());
+        graph.calls.push(Call {
+            level: self.level,
+            via,
+            peer,
+            from_ranges,
+            sites_path,
+        });
+    }
 }
 
 async fn text_graph(ctx: &Context, target: &Target, direction: Direction, depth: usize) -> Graph {
@@ -341,151 +389,8 @@ async fn text_graph(ctx: &Context, target: &Target, direction: Direction, depth:
     .unwrap_or_else(|_| Graph::new(fallback_item))
 }
 
-fn lines_of(ranges: &[Value]) -> Vec<usize> {
-    ranges.iter().map(start_line).collect()
-}
-
-fn render(
-    ctx: &Context,
-    target: &Target,
-    q: &Query,
-    depth: usize,
-    graph: Graph,
-    lsp_mode: &str,
-    mut hints: Vec<String>,
-) -> Outcome {
-    let mut files = Files::default();
-    files.insert(&target.path, target.text.clone());
-    let display = |n: &Node, files: &mut Files, targets: &[usize]| {
-        let mut v = json!({
-            "name": n.name,
-            "kind": n.kind,
-            "uri": ctx.sandbox.display(&n.path),
-            "range": n.range,
-            "content": files.snippet(&n.path, targets, q.context_lines),
-        });
-        if let Some(detail) = &n.detail {
-            v["detail"] = json!(detail);
-        }
-        v
-    };
-    let item = display(&graph.item, &mut files, &[start_line(&graph.item.range)]);
-    let total = graph.calls.len();
-    let list = ListPage::new(total, q.page, q.calls_per_page);
-    let (per_page, total_pages) = (list.size, list.pages);
-    let page: Vec<&Call> = graph.calls[list.range()].iter().collect();
-    let mut entries: Vec<Value> = page
-        .iter()
-        .map(|call| {
-            let targets = match q.direction {
-                Direction::Incoming => lines_of(&call.from_ranges),
-                Direction::Outgoing => vec![start_line(&call.peer.range)],
-            };
-            let mut entry = json!({"fromRanges": call.from_ranges, "level": call.level});
-            entry[peer_key(q.direction)] = display(&call.peer, &mut files, &targets);
-            if q.direction == Direction::Outgoing {
-                entry["callSites"] =
-                    json!(files.snippet(&call.sites_path, &lines_of(&call.from_ranges), 0));
-            }
-            if let Some(via) = &call.via {
-                entry["via"] = json!(via);
-            }
-            entry
-        })
-        .collect();
-    let contents: Vec<String> = entries
-        .iter()
-        .map(|e| {
-            e[peer_key(q.direction)]["content"]
-                .as_str()
-                .unwrap_or("")
-                .to_string()
-        })
-        .collect();
-    let window = text::window(
-        contents,
-        q.char_offset,
-        q.char_length,
-        ctx.config.output_chars,
-    );
-    entries = entries
-        .into_iter()
-        .zip(window.parts)
-        .filter_map(|(mut e, part)| {
-            e[peer_key(q.direction)]["content"] = json!(part?);
-            Some(e)
-        })
-        .collect();
-
-    let (who, none) = match q.direction {
-        Direction::Incoming => ("caller(s)", "No callers were found: the function may be unused, called dynamically, or only passed around (lspFindReferences lists every reference)"),
-        Direction::Outgoing => ("callee(s)", "No calls were found inside this function"),
-    };
-    hints.extend(graph.notes.iter().cloned());
-    hints.extend(hidden_hint(&graph.hidden, "call(s)"));
-    if graph.truncated {
-        hints.push(format!("The graph was cut short (at most {MAX_EXPANSIONS} functions are expanded per query); use a smaller depth or start from a deeper function"));
-    }
-    if total == 0 {
-        hints.push(none.to_string());
-    } else if entries.is_empty() && window.pagination.is_none() {
-        hints.push(format!(
-            "page {} is past the last page ({total_pages}); use page=1 to {total_pages}",
-            list.number
-        ));
-    } else {
-        hints.push(format!(
-            "{total} {who} of '{}' found, {depth} level(s) deep",
-            graph.item.name
-        ));
-        if depth > 1 {
-            hints.push("level says how far from the item a call is; via names the function of the level above it connects to".into());
-        }
-        if list.has_more() {
-            hints.push(format!(
-                "Page {} of {total_pages}: pass page={} for more",
-                list.number,
-                list.number + 1
-            ));
-        }
-        hints.push(
-            "Continue from any function with its uri and range.start.line + 1 as lineHint".into(),
-        );
-    }
-    hints.extend(window.hints);
-    let found = !entries.is_empty();
-    let calls_key = match q.direction {
-        Direction::Incoming => "incomingCalls",
-        Direction::Outgoing => "outgoingCalls",
-    };
-    let mut data = Map::new();
-    data.insert("item".into(), item);
-    data.insert("direction".into(), json!(q.direction.name()));
-    data.insert("depth".into(), json!(depth));
-    data.insert(calls_key.into(), json!(entries));
-    data.insert(
-        "pagination".into(),
-        json!({
-            "currentPage": list.number,
-            "totalPages": total_pages,
-            "totalResults": total,
-            "hasMore": list.has_more(),
-            "resultsPerPage": per_page,
-        }),
-    );
-    if let Some(p) = window.pagination {
-        data.insert("outputPagination".into(), p);
-    }
-    data.insert("lspMode".into(), json!(lsp_mode));
-    data.insert("hints".into(), json!(hints));
-    let data = Value::Object(data);
-    if found {
-        Outcome::found(data)
-    } else {
-        Outcome::empty(data)
-    }
-}
-
+/// The key of the other function in a call: the caller for incoming calls, the callee for
+/// outgoing ones (LSP's names).
 fn peer_key(direction: Direction) -> &'static str {
     match direction {
         Direction::Incoming => "from",

@@ -27,7 +27,7 @@ mod tests;
 #[cfg(test)]
 mod tests_fallback;
 
-use super::outcome::{Failure, Outcome, QueryError};
+use super::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use super::{parse_query, Context, Tool};
 use crate::config::ExecConfig;
 use client::Client;
@@ -196,7 +196,7 @@ fn start_failed(lang: &Language, e: RpcError) -> QueryError {
         RpcError::Timeout { .. } => Failure::Timeout,
         _ => Failure::Upstream { transient: true },
     };
-    QueryError::new(failure, "lspStartFailed", format!("The {} language server did not start: {e}", lang.name))
+    QueryError::new(failure, ToolErrorCode::LspStartFailed, format!("The {} language server did not start: {e}", lang.name))
         .hint(format!(
             "Check that the server runs on its own; its command comes from tools.lsp_servers.{} or the built-in registry",
             lang.key
@@ -209,13 +209,15 @@ fn start_failed(lang: &Language, e: RpcError) -> QueryError {
 /// search can stand in for.
 fn rpc_failure(client: &Client, e: &RpcError) -> Option<QueryError> {
     let (failure, code) = match e {
-        RpcError::Timeout { .. } => (Failure::Timeout, "lspTimeout"),
-        RpcError::Closed(_) | RpcError::Spawn(_) => {
-            (Failure::Upstream { transient: true }, "lspServerExited")
-        }
-        RpcError::Server { .. } if e.not_ready() => {
-            (Failure::Upstream { transient: true }, "lspNotReady")
-        }
+        RpcError::Timeout { .. } => (Failure::Timeout, ToolErrorCode::LspTimeout),
+        RpcError::Closed(_) | RpcError::Spawn(_) => (
+            Failure::Upstream { transient: true },
+            ToolErrorCode::LspServerExited,
+        ),
+        RpcError::Server { .. } if e.not_ready() => (
+            Failure::Upstream { transient: true },
+            ToolErrorCode::LspNotReady,
+        ),
         RpcError::Server { .. } => return None,
     };
     Some(
@@ -300,7 +302,7 @@ pub(crate) async fn connect(ctx: &Context, target: &Target) -> Result<Answerer, 
                     rpc_failure(&client, &e).unwrap_or_else(|| {
                         QueryError::new(
                             Failure::Upstream { transient: true },
-                            "lspServerExited",
+                            ToolErrorCode::LspServerExited,
                             e.to_string(),
                         )
                     })
@@ -308,7 +310,7 @@ pub(crate) async fn connect(ctx: &Context, target: &Target) -> Result<Answerer, 
             if !client.settle().await {
                 return Err(QueryError::new(
                     Failure::Upstream { transient: true },
-                    "lspNotReady",
+                    ToolErrorCode::LspNotReady,
                     format!(
                         "{} is still loading the project; its answers would be incomplete",
                         client.name()
@@ -443,7 +445,7 @@ pub(crate) async fn run(
         Tool::LspCallHierarchy => hierarchy::run(ctx, parse_query(query)?).await,
         other => Err(QueryError::new(
             Failure::Invalid,
-            "wrongFamily",
+            ToolErrorCode::WrongFamily,
             format!("{} is not an LSP tool", other.name()),
         )),
     }

@@ -4,7 +4,7 @@
 //! nearby lines are tried, ±1 up to ±5, alternating above and below. Occurrences inside string
 //! literals and line comments never count: a name mentioned in a log message is not the symbol.
 
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::exec::text::split_lines;
 
 /// How far from `lineHint` a symbol is looked for.
@@ -189,7 +189,7 @@ pub(crate) fn resolve(
     if line_hint == 0 || line_hint > lines.len() {
         return Err(QueryError::new(
             Failure::Invalid,
-            "lineOutOfRange",
+            ToolErrorCode::LineOutOfRange,
             format!(
                 "Line {line_hint} is out of range (file has {} lines)",
                 lines.len()
@@ -210,7 +210,7 @@ pub(crate) fn resolve(
         // Looking elsewhere would silently answer about a different occurrence.
         return Err(QueryError::new(
             Failure::Invalid,
-            "orderHintOutOfRange",
+            ToolErrorCode::OrderHintOutOfRange,
             format!(
                 "Symbol '{symbol}' occurs {} time(s) on line {line_hint}, so orderHint {order_hint} does not exist",
                 here.len()
@@ -236,7 +236,7 @@ pub(crate) fn resolve(
     elsewhere.sort_by_key(|&l| l.abs_diff(target));
     let mut error = QueryError::new(
         Failure::Invalid,
-        "symbolNotFound",
+        ToolErrorCode::SymbolNotFound,
         format!(
             "Could not find symbol '{symbol}' at or near line {line_hint}: it is not on that line or within ±{SEARCH_RADIUS} lines of it (mentions inside strings and comments do not count)"
         ),
@@ -282,7 +282,7 @@ mod tests {
         let r = resolve(TEXT, "total", 4, 1, &C_LIKE).unwrap();
         assert_eq!((r.line, r.character), (3, 16));
         let e = resolve(TEXT, "total", 4, 2, &C_LIKE).unwrap_err();
-        assert_eq!(e.code, "orderHintOutOfRange");
+        assert_eq!(e.code, ToolErrorCode::OrderHintOutOfRange);
         assert_eq!(e.failure, Failure::Invalid);
         assert!(e.message.contains("2 time(s)"), "{}", e.message);
     }
@@ -337,9 +337,9 @@ mod tests {
     fn out_of_range_and_not_found_messages() {
         let e = resolve(TEXT, "total", 7, 0, &C_LIKE).unwrap_err();
         assert_eq!(e.message, "Line 7 is out of range (file has 6 lines)");
-        assert_eq!(e.code, "lineOutOfRange");
+        assert_eq!(e.code, ToolErrorCode::LineOutOfRange);
         let e = resolve("a\n", "a", 0, 0, &C_LIKE).unwrap_err();
-        assert_eq!(e.code, "lineOutOfRange");
+        assert_eq!(e.code, ToolErrorCode::LineOutOfRange);
         let far = format!("{}target()\n", "x\n".repeat(20));
         let e = resolve(&far, "target", 1, 0, &C_LIKE).unwrap_err();
         assert!(
@@ -354,7 +354,7 @@ mod tests {
             e.hints
         );
         let e = resolve(TEXT, "missing", 1, 0, &C_LIKE).unwrap_err();
-        assert_eq!(e.code, "symbolNotFound");
+        assert_eq!(e.code, ToolErrorCode::SymbolNotFound);
         assert!(e.hints[0].contains("does not occur"), "{:?}", e.hints);
     }
 

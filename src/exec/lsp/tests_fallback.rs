@@ -5,6 +5,7 @@
 
 use super::tests::{call, mini_ts, names, query, uris};
 use super::*;
+use crate::exec::ToolErrorCode;
 
 /// A workspace whose Python server is configured to a program that does not exist.
 fn python_without_server() -> (tempfile::TempDir, Context) {
@@ -187,7 +188,10 @@ async fn bad_positions_paths_and_unknown_languages() {
         }
     };
     let e = err(json!({"uri": "missing.py", "symbolName": "x", "lineHint": 1})).await;
-    assert_eq!((e.failure, e.code), (Failure::NotFound, "fileNotFound"));
+    assert_eq!(
+        (e.failure, e.code),
+        (Failure::NotFound, ToolErrorCode::FileNotFound)
+    );
     let e = err(json!({"uri": "util.py", "symbolName": "helper", "lineHint": 99})).await;
     assert_eq!(
         (e.failure, e.message.as_str()),
@@ -197,7 +201,10 @@ async fn bad_positions_paths_and_unknown_languages() {
         )
     );
     let e = err(json!({"uri": "util.py", "symbolName": "nothing", "lineHint": 4})).await;
-    assert_eq!((e.failure, e.code), (Failure::Invalid, "symbolNotFound"));
+    assert_eq!(
+        (e.failure, e.code),
+        (Failure::Invalid, ToolErrorCode::SymbolNotFound)
+    );
     let e = err(json!({"uri": "../outside.py", "symbolName": "x", "lineHint": 1})).await;
     assert_eq!(e.failure, Failure::Denied);
     let e = run(&ctx, Tool::LspFindReferences, &query(json!({"uri": "util.py", "symbolName": "helper", "lineHint": 4, "includePattern": ["a/[b"]}))).await.unwrap_err();
@@ -260,7 +267,10 @@ async fn a_server_that_keeps_failing_to_start_gives_way_to_text_search() {
             .unwrap_err();
         assert_eq!(
             (e.failure, e.code),
-            (Failure::Upstream { transient: true }, "lspStartFailed")
+            (
+                Failure::Upstream { transient: true },
+                ToolErrorCode::LspStartFailed
+            )
         );
         assert!(
             e.message.contains("error: no such component"),

@@ -2,7 +2,7 @@
 //! file with clear errors, numbered context snippets (`" 112|   code"`, `">113|"` marking the
 //! target line) and character windows over the snippets of a long answer.
 
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::exec::page::paginate;
 use crate::exec::text::split_lines;
 use serde_json::Value;
@@ -65,14 +65,14 @@ pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(QueryError::new(Failure::NotFound, "fileNotFound", format!("File '{shown}' does not exist"))
+            return Err(QueryError::new(Failure::NotFound, ToolErrorCode::FileNotFound, format!("File '{shown}' does not exist"))
                 .hint("uri is a file path relative to the workspace root (or absolute inside an allowed root)")
                 .hint("Find the file first with localFindFiles or localSearchCode"));
         }
         Err(e) => {
             return Err(QueryError::new(
                 Failure::Unprocessable,
-                "fileNotReadable",
+                ToolErrorCode::FileNotReadable,
                 format!("File '{shown}' cannot be read: {}", e.kind()),
             ))
         }
@@ -80,7 +80,7 @@ pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError
     if meta.is_dir() {
         return Err(QueryError::new(
             Failure::Invalid,
-            "notAFile",
+            ToolErrorCode::NotAFile,
             format!("'{shown}' is a directory; expected the source file that contains the symbol"),
         )
         .hint("Use localSearchCode on the directory to find the file and line of the symbol"));
@@ -88,7 +88,7 @@ pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError
     if meta.len() > MAX_SOURCE_BYTES {
         return Err(QueryError::new(
             Failure::Unprocessable,
-            "fileTooLarge",
+            ToolErrorCode::FileTooLarge,
             format!(
                 "File '{shown}' is {} bytes; the LSP tools analyse files up to {MAX_SOURCE_BYTES} bytes",
                 meta.len()
@@ -99,14 +99,14 @@ pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError
     let bytes = std::fs::read(path).map_err(|e| {
         QueryError::new(
             Failure::Unprocessable,
-            "fileNotReadable",
+            ToolErrorCode::FileNotReadable,
             format!("File '{shown}' cannot be read: {}", e.kind()),
         )
     })?;
     if bytes.contains(&0) {
         return Err(QueryError::new(
             Failure::Unprocessable,
-            "binaryFile",
+            ToolErrorCode::BinaryFile,
             format!("File '{shown}' is binary; expected a source file"),
         ));
     }
@@ -313,16 +313,22 @@ mod tests {
     fn reading_reports_missing_directories_and_binaries() {
         let dir = tempfile::tempdir().unwrap();
         let e = read_source(&dir.path().join("nope.ts"), "nope.ts").unwrap_err();
-        assert_eq!((e.failure, e.code), (Failure::NotFound, "fileNotFound"));
+        assert_eq!(
+            (e.failure, e.code),
+            (Failure::NotFound, ToolErrorCode::FileNotFound)
+        );
         assert!(e.message.contains("'nope.ts'"));
         let e = read_source(dir.path(), "src").unwrap_err();
-        assert_eq!((e.failure, e.code), (Failure::Invalid, "notAFile"));
+        assert_eq!(
+            (e.failure, e.code),
+            (Failure::Invalid, ToolErrorCode::NotAFile)
+        );
         std::fs::write(dir.path().join("b.bin"), b"a\0b").unwrap();
         assert_eq!(
             read_source(&dir.path().join("b.bin"), "b.bin")
                 .unwrap_err()
                 .code,
-            "binaryFile"
+            ToolErrorCode::BinaryFile
         );
         std::fs::write(dir.path().join("ok.ts"), "let x = 1;\n").unwrap();
         assert_eq!(

@@ -4,7 +4,7 @@
 //! with a size cap, since a full npm document of a busy package runs to megabytes.
 
 use super::registry::Registry;
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 use std::time::Duration;
@@ -58,7 +58,7 @@ pub(crate) async fn get_json(
                 if body.len() + chunk.len() > MAX_BODY_BYTES {
                     return Err(QueryError::new(
                         Failure::Unprocessable,
-                        "registryResponseTooLarge",
+                        ToolErrorCode::RegistryResponseTooLarge,
                         format!("{what}: the registry's answer is larger than {} MB", MAX_BODY_BYTES >> 20),
                     )
                     .detail("url", shown)
@@ -73,7 +73,7 @@ pub(crate) async fn get_json(
     serde_json::from_slice(&body).map(Fetched::Json).map_err(|e| {
         QueryError::new(
             Failure::Upstream { transient: false },
-            "invalidRegistryResponse",
+            ToolErrorCode::InvalidRegistryResponse,
             format!("{what}: the registry at {} (from {}) did not answer with JSON: {e}", registry.base, registry.source),
         )
         .detail("url", shown)
@@ -85,13 +85,13 @@ fn transport(e: reqwest::Error, registry: &Registry, what: &str, url: &str) -> Q
     let (failure, code, how) = if e.is_timeout() {
         (
             Failure::Timeout,
-            "registryTimeout",
+            ToolErrorCode::RegistryTimeout,
             "did not answer in time",
         )
     } else {
         (
             Failure::Upstream { transient: true },
-            "registryUnreachable",
+            ToolErrorCode::RegistryUnreachable,
             "could not be reached",
         )
     };
@@ -122,18 +122,18 @@ fn refused(
     );
     let e = match status.as_u16() {
         429 => {
-            let mut e = QueryError::new(Failure::Upstream { transient: true }, "rateLimited", base);
+            let mut e = QueryError::new(Failure::Upstream { transient: true }, ToolErrorCode::RateLimited, base);
             e = match retry_after {
                 Some(s) => e.detail("retryAfter", s).hint(format!("The registry is rate limiting; retry after {s} seconds")),
                 None => e.hint("The registry is rate limiting; retry in a minute with fewer queries"),
             };
             e
         }
-        500..=599 => QueryError::new(Failure::Upstream { transient: true }, "registryError", base)
+        500..=599 => QueryError::new(Failure::Upstream { transient: true }, ToolErrorCode::RegistryError, base)
             .hint("The registry failed on its side; retry in a moment"),
-        401 | 403 => QueryError::new(Failure::Upstream { transient: false }, "registryAccessDenied", base)
+        401 | 403 => QueryError::new(Failure::Upstream { transient: false }, ToolErrorCode::RegistryAccessDenied, base)
             .hint("toolscout sends no registry credentials; point npm_registry / pypi_url at a registry that allows anonymous reads"),
-        _ => QueryError::new(Failure::Upstream { transient: false }, "registryRejected", base)
+        _ => QueryError::new(Failure::Upstream { transient: false }, ToolErrorCode::RegistryRejected, base)
             .hint("Check the package name's spelling and the registry URL"),
     };
     e.detail("status", status.as_u16()).detail("url", url)

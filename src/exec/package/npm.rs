@@ -9,7 +9,7 @@ use super::npm_record::{from_search, package};
 use super::registry::Registry;
 use super::repo;
 use super::{repository_hints, Report};
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use serde_json::{Map, Value};
 
 /// Longest npm package name.
@@ -27,7 +27,7 @@ pub(crate) async fn search(
     }
     match keyword(http, registry, name, limit, metadata).await {
         // A registry without search can still answer for a name that can be exact.
-        Err(e) if e.code == "searchUnsupported" && looks_like_name(name) => {
+        Err(e) if e.code == ToolErrorCode::SearchUnsupported && looks_like_name(name) => {
             let mut report = exact(http, registry, name, metadata).await?;
             report.hints.insert(0, format!("This registry offers no keyword search, so '{name}' was looked up as an exact package name"));
             Ok(report)
@@ -157,7 +157,7 @@ async fn keyword(
         Fetched::NotFound => {
             return Err(QueryError::new(
                 Failure::Upstream { transient: false },
-                "searchUnsupported",
+                ToolErrorCode::SearchUnsupported,
                 format!("npm search: the registry at {} (from {}) has no keyword search (HTTP 404)", registry.base, registry.source),
             )
             .hint("Look up an exact package name with searchLimit=1 instead; that needs no search support")
@@ -167,7 +167,7 @@ async fn keyword(
     let Some(objects) = body.get("objects").and_then(Value::as_array) else {
         return Err(QueryError::new(
             Failure::Upstream { transient: false },
-            "invalidRegistryResponse",
+            ToolErrorCode::InvalidRegistryResponse,
             format!(
                 "npm search: the registry at {} answered without an 'objects' list",
                 registry.base

@@ -56,23 +56,7 @@ pub(crate) fn package(manifest: &Value, doc: Option<&Value>, metadata: bool) -> 
             .or_else(|| doc.and_then(license))
             .map_or(Value::Null, Value::from),
     );
-    let (raw, directory) = match field("repository") {
-        Some(Value::String(s)) => (Some(s.as_str()), None),
-        Some(Value::Object(o)) => (
-            o.get("url").and_then(Value::as_str),
-            o.get("directory").and_then(Value::as_str),
-        ),
-        _ => (None, None),
-    };
-    if let Some(raw) = raw {
-        put_repository(&mut m, repo::parse(raw), raw);
-    }
-    if let Some(dir) = directory
-        .map(|d| d.trim_start_matches("./").trim_matches('/'))
-        .filter(|d| !d.is_empty())
-    {
-        m.insert("path".into(), json!(dir));
-    }
+    put_source(&mut m, field("repository"));
     m.insert(
         "mainEntry".into(),
         main_entry(manifest).map_or(Value::Null, Value::from),
@@ -93,6 +77,44 @@ pub(crate) fn package(manifest: &Value, doc: Option<&Value>, metadata: bool) -> 
     if !metadata {
         return m;
     }
+    put_metadata(&mut m, manifest, field);
+    let time = doc.and_then(|d| d.get("time"));
+    if let Some(t) = time
+        .and_then(|t| t.get(version).or_else(|| t.get("modified")))
+        .and_then(Value::as_str)
+    {
+        m.insert("lastPublished".into(), json!(t));
+    }
+    m
+}
+
+/// The repository the package's source lives in, and its directory there.
+fn put_source(m: &mut Map<String, Value>, repository: Option<&Value>) {
+    let (raw, directory) = match repository {
+        Some(Value::String(s)) => (Some(s.as_str()), None),
+        Some(Value::Object(o)) => (
+            o.get("url").and_then(Value::as_str),
+            o.get("directory").and_then(Value::as_str),
+        ),
+        _ => (None, None),
+    };
+    if let Some(raw) = raw {
+        put_repository(m, repo::parse(raw), raw);
+    }
+    if let Some(dir) = directory
+        .map(|d| d.trim_start_matches("./").trim_matches('/'))
+        .filter(|d| !d.is_empty())
+    {
+        m.insert("path".into(), json!(dir));
+    }
+}
+
+/// Author, keywords, homepage, engines and dependencies, asked for with metadata.
+fn put_metadata<'a>(
+    m: &mut Map<String, Value>,
+    manifest: &'a Value,
+    field: impl Fn(&str) -> Option<&'a Value>,
+) {
     if let Some(a) = field("author").and_then(person) {
         m.insert("author".into(), json!(a));
     }
@@ -124,14 +146,6 @@ pub(crate) fn package(manifest: &Value, doc: Option<&Value>, metadata: bool) -> 
             m.insert(key.into(), Value::Object(obj.clone()));
         }
     }
-    let time = doc.and_then(|d| d.get("time"));
-    if let Some(t) = time
-        .and_then(|t| t.get(version).or_else(|| t.get("modified")))
-        .and_then(Value::as_str)
-    {
-        m.insert("lastPublished".into(), json!(t));
-    }
-    m
 }
 
 /// GitHub repositories as `repoUrl: owner/repo` (what the GitHub tools take); others as a

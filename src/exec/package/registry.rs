@@ -9,7 +9,7 @@
 use super::probe::{first_output, http_url, index_base, pip_setting, run, trim_base, Probes};
 use super::trust;
 use crate::config::ExecConfig;
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use reqwest::Url;
 use tokio::sync::OnceCell;
 
@@ -61,7 +61,7 @@ impl Registry {
         let mut url = Url::parse(&self.base).map_err(|e| {
             QueryError::new(
                 Failure::Unavailable,
-                "registryUrlInvalid",
+                ToolErrorCode::RegistryUrlInvalid,
                 format!(
                     "registry base '{}' (from {}) is not a usable URL: {e}",
                     self.base, self.source
@@ -73,7 +73,7 @@ impl Registry {
             let mut path = url.path_segments_mut().map_err(|()| {
                 QueryError::new(
                     Failure::Unavailable,
-                    "registryUrlInvalid",
+                    ToolErrorCode::RegistryUrlInvalid,
                     format!(
                         "registry base '{}' (from {}) cannot take a path",
                         self.base, self.source
@@ -203,7 +203,7 @@ fn unresolved(ecosystem: &str, why: String) -> QueryError {
     let program = if ecosystem == "npm" { "npm" } else { "pip" };
     QueryError::new(
         Failure::Unavailable,
-        "registryUnresolved",
+        ToolErrorCode::RegistryUnresolved,
         format!("No {ecosystem} registry is configured and none could be read from {program}: {why}"),
     )
     .detail("ecosystem", ecosystem)
@@ -299,7 +299,7 @@ mod tests {
         );
         let e = r.npm().await.unwrap_err();
         assert_eq!(e.failure, Failure::Unavailable);
-        assert_eq!(e.code, "registryUnresolved");
+        assert_eq!(e.code, ToolErrorCode::RegistryUnresolved);
         assert!(e.message.contains("\"undefined\""), "{}", e.message);
         assert!(e
             .hints
@@ -353,7 +353,7 @@ mod tests {
 
         let r = Registries::with_probes(&config(None, None), fake("exit 1", "exit 3", "exit 4"));
         let e = r.pypi().await.unwrap_err();
-        assert_eq!(e.code, "registryUnresolved");
+        assert_eq!(e.code, ToolErrorCode::RegistryUnresolved);
         assert!(
             e.message.contains("pip config") && e.message.contains("exited with"),
             "{}",

@@ -4,6 +4,7 @@
 
 use super::super::catalog::VALIDATE_REQUEST_SCHEMA;
 use crate::engine::{COMPARE_REQUEST_SCHEMA, RECOMMEND_REQUEST_SCHEMA, SEARCH_REQUEST_SCHEMA};
+use crate::exec::ToolErrorCode;
 use crate::schema::TOOL_SCHEMA;
 use serde_json::{json, Map, Value};
 
@@ -177,6 +178,13 @@ pub(super) fn schemas() -> Value {
     })
 }
 
+/// The `errorCode` of a failed query: the enum comes from the one list in the executor, so
+/// the published contract cannot drift from the codes the tools send.
+pub(crate) fn tool_error_codes() -> Value {
+    let names: Vec<&str> = ToolErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    json!({ "type": "string", "enum": names, "description": "Why the query failed; the README's table of tool error codes says what each means" })
+}
+
 /// The body of `POST /tools/call/{toolName}`: octocode's single-query shape, or its bulk
 /// shape for several queries.
 fn tool_call_result() -> Value {
@@ -187,7 +195,8 @@ fn tool_call_result() -> Value {
         &["id", "status", "data"],
         json!({
         "id": s, "status": { "enum": ["hasResults", "empty", "error"] },
-        "data": { "type": "object", "description": "The tool's result, or {error, errorCode, hints} for a failed query" },
+        "data": { "type": "object", "description": "The tool's result, or {error, errorCode, hints} for a failed query",
+            "properties": { "errorCode": tool_error_codes() } },
         "research": { "type": "object" } }),
     );
     let single = obj(

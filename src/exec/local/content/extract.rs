@@ -1,10 +1,12 @@
 //! Picking the part of a file to return: a clamped line range, or the windows around the
 //! lines a matchString hits (substring or regex, case-insensitive unless asked otherwise),
-//! merged where they touch, joined with "... [K lines omitted] ..." markers, and shrunk by
+//! merged where they touch (the windows and markers are `exec::text`'s, shared with
+//! githubGetFileContent), joined with "... [K lines omitted] ..." markers, and shrunk by
 //! `minify` when that makes the extract shorter.
 
 use super::minify::{self, Line, Style};
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
+use crate::exec::text::{clamp_lines, join_windows, line_windows};
 
 /// Matches beyond this many are not extracted (a warning says how many there were).
 pub(crate) const MAX_MATCHES: usize = 50;
@@ -31,7 +33,7 @@ impl Needle {
                 .map_err(|e| {
                     QueryError::new(
                         Failure::Invalid,
-                        "invalidPattern",
+                        ToolErrorCode::InvalidPattern,
                         format!("matchString {pattern:?} is not a valid regex: {e}"),
                     )
                     .hint("Set matchStringIsRegex=false to look for the text literally")
@@ -89,27 +91,9 @@ pub(crate) fn by_match(
         return None;
     }
     let matched: Vec<usize> = all.iter().copied().take(MAX_MATCHES).collect();
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for &m in &matched {
-        let (s, e) = (
-            m.saturating_sub(context).max(1),
-            (m + context).min(lines.len()),
-        );
-        match ranges.last_mut() {
-            // Overlapping or adjacent windows become one.
-            Some(last) if s <= last.1 + 1 => last.1 = last.1.max(e),
-            _ => ranges.push((s, e)),
-        }
-    }
+    let ranges = line_windows(&matched, context, lines.len());
     let render = |shrink: bool| -> String {
-        let mut out: Vec<String> = Vec::new();
-        let mut previous_end = None;
-        for &(s, e) in &ranges {
-            if let Some(p) = previous_end {
-                out.push(String::new());
-                out.push(format!("... [{} lines omitted] ...", s - p - 1));
-                out.push(String::new());
-            }
+        join_windows(&ranges, |s, e| {
             let window: Vec<Line<'_>> = (s..=e)
                 .map(|n| Line {
                     number: n,
@@ -122,10 +106,8 @@ pub(crate) fn by_match(
             } else {
                 window
             };
-            out.extend(kept.iter().map(|l| l.text.to_string()));
-            previous_end = Some(e);
-        }
-        out.join("\n")
+            kept.iter().map(|l| l.text.to_string()).collect()
+        })
     };
     let plain = render(false);
     let small = render(true);
@@ -152,23 +134,17 @@ pub(crate) struct LineExtract {
 /// lies past the last line.
 pub(crate) fn by_lines(lines: &[&str], start: usize, end: usize) -> Option<LineExtract> {
     let total = lines.len();
-    let start = start.max(1);
-    if start > total {
-        return None;
-    }
+    let span = clamp_lines(total, start, end)?;
     let mut warnings = Vec::new();
-    let end = if end > total {
+    if span.trimmed {
         warnings.push(format!(
             "Requested endLine {end} adjusted to {total} (the file's last line)"
         ));
-        total
-    } else {
-        end
-    };
+    }
     Some(LineExtract {
-        text: lines[start - 1..end].join("\n"),
-        start,
-        end,
+        text: lines[span.start - 1..span.end].join("\n"),
+        start: span.start,
+        end: span.end,
         warnings,
     })
 }

@@ -3,7 +3,7 @@
 
 use super::run;
 use crate::config::ExecConfig;
-use crate::exec::outcome::{Failure, Outcome, QueryError, Status};
+use crate::exec::outcome::{Failure, Outcome, QueryError, Status, ToolErrorCode};
 use crate::exec::sandbox::Sandbox;
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -245,7 +245,7 @@ fn long_content_is_paginated_by_characters() {
     let e = call(dir.path(), 8000, json!({"path": "big.log"})).unwrap_err();
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Unprocessable, "fileTooLarge")
+        (Failure::Unprocessable, ToolErrorCode::FileTooLarge)
     );
     assert!(e.hints.iter().any(|h| h.contains("startLine/endLine")));
     let paged = ok(dir.path(), json!({"path": "big.log", "charLength": 10000}));
@@ -260,7 +260,7 @@ fn checks_run_in_order_with_clear_errors() {
     let e = err(json!({"path": "/etc/passwd"}));
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Denied, "pathValidationFailed")
+        (Failure::Denied, ToolErrorCode::PathValidationFailed)
     );
     assert_eq!(err(json!({"path": ".env"})).failure, Failure::Denied);
     let e = err(json!({"path": "small.txt", "fullContent": true, "startLine": 1, "endLine": 2}));
@@ -282,25 +282,31 @@ fn checks_run_in_order_with_clear_errors() {
     );
     assert_eq!(
         err(json!({"path": "small.txt", "matchString": "(", "matchStringIsRegex": true})).code,
-        "invalidPattern"
+        ToolErrorCode::InvalidPattern
     );
     // Conflicts are reported before the file is even looked at.
     assert_eq!(
         err(json!({"path": "missing.txt", "fullContent": true, "matchString": "x"})).code,
-        "conflictingOptions"
+        ToolErrorCode::ConflictingOptions
     );
     let e = err(json!({"path": "missing.txt"}));
-    assert_eq!((e.failure, e.code), (Failure::NotFound, "fileNotFound"));
+    assert_eq!(
+        (e.failure, e.code),
+        (Failure::NotFound, ToolErrorCode::FileNotFound)
+    );
     let e = err(json!({"path": "src"}));
-    assert_eq!((e.failure, e.code), (Failure::Invalid, "pathIsDirectory"));
+    assert_eq!(
+        (e.failure, e.code),
+        (Failure::Invalid, ToolErrorCode::PathIsDirectory)
+    );
     assert!(e.hints[0].contains("localViewStructure"));
     let e = err(json!({"path": "blob.bin"}));
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Unprocessable, "binaryFileUnsupported")
+        (Failure::Unprocessable, ToolErrorCode::BinaryFileUnsupported)
     );
     assert_eq!(
         err(json!({"path": "latin1.txt"})).code,
-        "binaryFileUnsupported"
+        ToolErrorCode::BinaryFileUnsupported
     );
 }

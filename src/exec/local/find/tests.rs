@@ -7,7 +7,7 @@ mod output;
 
 use super::run;
 use crate::config::ExecConfig;
-use crate::exec::outcome::{Failure, Outcome, QueryError, Status};
+use crate::exec::outcome::{Failure, Outcome, QueryError, Status, ToolErrorCode};
 use crate::exec::sandbox::Sandbox;
 use crate::exec::Tool;
 use serde_json::{json, Map, Value};
@@ -288,7 +288,10 @@ fn times_filter_by_age_and_bad_ages_name_the_field() {
         let mut q = json!({"path": "."});
         q[field] = json!("7 days");
         let e = call(&s, q).unwrap_err();
-        assert_eq!((e.failure, e.code), (Failure::Invalid, "validationFailed"));
+        assert_eq!(
+            (e.failure, e.code),
+            (Failure::Invalid, ToolErrorCode::ValidationFailed)
+        );
         assert!(
             e.message.starts_with(field) && e.message.contains("'7 days'"),
             "{}",
@@ -450,11 +453,11 @@ fn protected_entries_are_never_listed() {
     let outside = call(&s, json!({"path": "../"})).unwrap_err();
     assert_eq!(
         (outside.failure, outside.code),
-        (Failure::Denied, "pathValidationFailed")
+        (Failure::Denied, ToolErrorCode::PathValidationFailed)
     );
     let missing = call(&s, json!({"path": "nope"})).unwrap_err();
     assert_eq!(
         (missing.failure, missing.code),
-        (Failure::NotFound, "pathNotFound")
+        (Failure::NotFound, ToolErrorCode::PathNotFound)
     );
 }

@@ -5,7 +5,7 @@
 //! directories counted rather than fatal. A wall-clock budget and a cap on visited entries keep
 //! one query from pinning a blocking thread after the framework's timeout gave up on it.
 
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::exec::sandbox::Sandbox;
 use std::ffi::OsString;
 use std::fs::Metadata;
@@ -197,20 +197,20 @@ fn not_readable(raw: &str, e: &std::io::Error) -> QueryError {
     match e.kind() {
         ErrorKind::NotFound => QueryError::new(
             Failure::NotFound,
-            "pathNotFound",
+            ToolErrorCode::PathNotFound,
             format!("Path '{raw}' does not exist"),
         )
         .hint("Check the spelling; paths are relative to the workspace root unless absolute")
         .hint("localViewStructure on the parent directory shows what is there"),
         ErrorKind::PermissionDenied => QueryError::new(
             Failure::Denied,
-            "permissionDenied",
+            ToolErrorCode::PermissionDenied,
             format!("Path '{raw}' cannot be read: permission denied"),
         )
         .hint("Choose a directory this process may read"),
         _ => QueryError::new(
             Failure::Unprocessable,
-            "fileAccessFailed",
+            ToolErrorCode::FileAccessFailed,
             format!("Path '{raw}' cannot be read: {}", e.kind()),
         ),
     }
@@ -307,7 +307,10 @@ mod tests {
             |_| Visit::Descend,
         )
         .unwrap_err();
-        assert_eq!((e.failure, e.code), (Failure::NotFound, "pathNotFound"));
+        assert_eq!(
+            (e.failure, e.code),
+            (Failure::NotFound, ToolErrorCode::PathNotFound)
+        );
         assert!(e.message.contains("'nope'"), "{}", e.message);
 
         use std::os::unix::fs::PermissionsExt;

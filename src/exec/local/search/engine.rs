@@ -5,7 +5,7 @@
 use super::matcher::AnyMatcher;
 use super::options::{BinaryFiles, Options, Output, Sort};
 use super::sink::{search_file, searcher, Collected, Hit};
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::exec::sandbox::Sandbox;
 use grep_searcher::Encoding;
 use ignore::overrides::OverrideBuilder;
@@ -51,7 +51,7 @@ pub(crate) struct Searched {
 fn glob_error(field: &str, glob: &str, e: impl std::fmt::Display) -> QueryError {
     QueryError::new(
         Failure::Invalid,
-        "invalidGlob",
+        ToolErrorCode::InvalidGlob,
         format!("{field} glob {glob:?} is not valid: {e}"),
     )
     .hint("Globs use gitignore syntax, e.g. *.ts, src/**/*.rs or {a,b}.json")
@@ -98,7 +98,7 @@ fn walker(
             let names: Vec<&str> = close.iter().take(6).map(|(_, k)| k.as_str()).collect();
             QueryError::new(
                 Failure::Invalid,
-                "unknownFileType",
+                ToolErrorCode::UnknownFileType,
                 format!("type {name:?} is not a ripgrep file type"),
             )
             .hint(format!("Closest known types: {}", names.join(", ")))
@@ -182,7 +182,7 @@ fn describe_walk_error(e: &ignore::Error, sandbox: &Sandbox) -> String {
 pub(crate) fn check_encoding(o: &Options) -> Result<(), QueryError> {
     match o.encoding.as_deref() {
         Some(label) if !label.eq_ignore_ascii_case("none") => Encoding::new(label).map(|_| ()).map_err(|e| {
-            QueryError::new(Failure::Invalid, "unknownEncoding", format!("encoding {label:?} is not supported: {e}"))
+            QueryError::new(Failure::Invalid, ToolErrorCode::UnknownEncoding, format!("encoding {label:?} is not supported: {e}"))
                 .hint("Use a WHATWG label such as utf-8, utf-16le, utf-16be, latin1, shift_jis or gbk; 'none' disables BOM sniffing")
         }),
         _ => Ok(()),

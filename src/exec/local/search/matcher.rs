@@ -4,7 +4,7 @@
 //! and backreferences work without a match ever spanning a line it should not.
 
 use super::options::{Case, Options};
-use crate::exec::outcome::{Failure, QueryError};
+use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use grep_matcher::{LineMatchKind, LineTerminator, Match, Matcher, NoCaptures};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
@@ -40,7 +40,7 @@ impl std::fmt::Display for MatchError {
 fn bad_pattern(engine: &str, pattern: &str, reason: impl std::fmt::Display) -> QueryError {
     let mut e = QueryError::new(
         Failure::Invalid,
-        "invalidPattern",
+        ToolErrorCode::InvalidPattern,
         format!("pattern {pattern:?} is not a valid {engine}: {reason}"),
     )
     .detail("pattern", pattern);

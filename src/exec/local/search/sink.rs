@@ -175,28 +175,8 @@ impl Sink for Collect<'_> {
             return Ok(false);
         }
         let first = m.line_number().unwrap_or(0);
-        match self.o.output {
-            Output::FilesWithMatches | Output::FilesWithoutMatch => {
-                self.count = 1;
-                return Ok(false);
-            }
-            Output::CountLines => {
-                self.count += 1;
-                return Ok(true);
-            }
-            Output::CountMatches => {
-                let n = if self.o.invert {
-                    1
-                } else {
-                    self.matcher
-                        .matches_in(trim_terminator(m.bytes()))
-                        .len()
-                        .max(1)
-                };
-                self.count += n as u64;
-                return Ok(true);
-            }
-            Output::Lines => self.count += 1,
+        if let Some(more) = self.counted(m) {
+            return Ok(more);
         }
         // binaryFiles=binary: a binary file is reported as matching, never its bytes.
         if self.binary || self.kept() >= self.o.shown_per_file {
@@ -212,25 +192,7 @@ impl Sink for Collect<'_> {
                 .flatten()
                 .map(|m| (m.start(), m.end()))
         };
-        let mut column = None;
-        let mut texts = Vec::new();
-        let mut offset = 0;
-        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-            let text = line_text(raw);
-            // The first match's position within this line, in characters.
-            let at = found
-                .filter(|&(s, _)| s >= offset && s <= offset + raw.len())
-                .map(|(s, e)| {
-                    let start = String::from_utf8_lossy(&raw[..s - offset]).chars().count();
-                    let len = String::from_utf8_lossy(&bytes[s..e.min(bytes.len())])
-                        .chars()
-                        .count();
-                    (start, len)
-                });
-            column = column.or(at.map(|(s, _)| s));
-            texts.push((first + i as u64, self.clip(&text, at)));
-            offset += raw.len() + 1;
-        }
+        let (column, texts) = self.line_texts(bytes, found, first);
         if self.with_context() {
             let last = texts.last().map_or(first, |(n, _)| *n);
             self.spans.push((first, last, column));
@@ -286,6 +248,69 @@ impl Sink for Collect<'_> {
     fn finish(&mut self, _s: &Searcher, f: &SinkFinish) -> Result<(), std::io::Error> {
         self.bytes = f.byte_count();
         Ok(())
+    }
+}
+
+impl Collect<'_> {
+    /// Counts the match in the count and file-list modes; `Some` tells whether to go on,
+    /// `None` that the lines are kept (line output).
+    fn counted(&mut self, m: &SinkMatch<'_>) -> Option<bool> {
+        match self.o.output {
+            Output::FilesWithMatches | Output::FilesWithoutMatch => {
+                self.count = 1;
+                Some(false)
+            }
+            Output::CountLines => {
+                self.count += 1;
+                Some(true)
+            }
+            Output::CountMatches => {
+                let n = if self.o.invert {
+                    1
+                } else {
+                    self.matcher
+                        .matches_in(trim_terminator(m.bytes()))
+                        .len()
+                        .max(1)
+                };
+                self.count += n as u64;
+                Some(true)
+            }
+            Output::Lines => {
+                self.count += 1;
+                None
+            }
+        }
+    }
+
+    /// Each line of a (possibly multi-line) match, numbered from `first` and clipped around
+    /// the first match, with that match's column in characters.
+    fn line_texts(
+        &mut self,
+        bytes: &[u8],
+        found: Option<(usize, usize)>,
+        first: u64,
+    ) -> (Option<usize>, Vec<(u64, String)>) {
+        let mut column = None;
+        let mut texts = Vec::new();
+        let mut offset = 0;
+        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+            let text = line_text(raw);
+            // The first match's position within this line, in characters.
+            let at = found
+                .filter(|&(s, _)| s >= offset && s <= offset + raw.len())
+                .map(|(s, e)| {
+                    let start = String::from_utf8_lossy(&raw[..s - offset]).chars().count();
+                    let len = String::from_utf8_lossy(&bytes[s..e.min(bytes.len())])
+                        .chars()
+                        .count();
+                    (start, len)
+                });
+            column = column.or(at.map(|(s, _)| s));
+            texts.push((first + i as u64, self.clip(&text, at)));
+            offset += raw.len() + 1;
+        }
+        (column, texts)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::run;
 use super::tests::{fixture, ours, ours_per_file, query, sandbox, search, theirs, write};
-use crate::exec::outcome::{Failure, Outcome, Status};
+use crate::exec::outcome::{Failure, Outcome, Status, ToolErrorCode};
 use serde_json::{json, Value};
 
 fn assert_conforms(out: &Outcome) {
@@ -140,13 +140,16 @@ fn contradictory_options_and_bad_input_are_refused() {
         );
     }
     let e = run(&sb, 8000, &query(json!({"pattern": "fn (main"}))).unwrap_err();
-    assert_eq!((e.failure, e.code), (Failure::Invalid, "invalidPattern"));
+    assert_eq!(
+        (e.failure, e.code),
+        (Failure::Invalid, ToolErrorCode::InvalidPattern)
+    );
     assert!(e.message.contains("unclosed group"), "{}", e.message);
     assert!(e.hints.iter().any(|h| h.contains("fixedString")));
     let e = run(&sb, 8000, &query(json!({"pattern": "a\\nb"}))).unwrap_err();
     assert!(e.hints.iter().any(|h| h.contains("multiline")), "{:?}", e);
     let e = run(&sb, 8000, &query(json!({"pattern": "x", "type": "pyton"}))).unwrap_err();
-    assert_eq!(e.code, "unknownFileType");
+    assert_eq!(e.code, ToolErrorCode::UnknownFileType);
     assert!(e.hints[0].contains("python"), "{:?}", e.hints);
     let e = run(
         &sb,
@@ -154,14 +157,14 @@ fn contradictory_options_and_bad_input_are_refused() {
         &query(json!({"pattern": "x", "include": ["src/[a"]})),
     )
     .unwrap_err();
-    assert_eq!(e.code, "invalidGlob");
+    assert_eq!(e.code, ToolErrorCode::InvalidGlob);
     let e = run(
         &sb,
         8000,
         &query(json!({"pattern": "x", "encoding": "klingon"})),
     )
     .unwrap_err();
-    assert_eq!(e.code, "unknownEncoding");
+    assert_eq!(e.code, ToolErrorCode::UnknownEncoding);
     let e = run(&sb, 8000, &query(json!({"pattern": "x", "path": "nope"}))).unwrap_err();
     assert_eq!(e.failure, Failure::NotFound);
     let e = run(&sb, 8000, &query(json!({"pattern": "x", "path": "../"}))).unwrap_err();

@@ -5,6 +5,7 @@
 //! well-formed, and consecutive windows partition the page without gaps or repeats.
 
 use super::output::{plural, Run};
+use crate::exec::text::{json_chars, positions, CharRequest};
 use serde_json::{json, Value};
 
 /// A character window over a page.
@@ -14,8 +15,56 @@ pub(super) struct Window {
     pub has_more: bool,
 }
 
-fn chars_of(v: &Value) -> usize {
-    serde_json::to_string(v).map_or(0, |s| s.chars().count())
+/// A file entry laid out for windowing: its header (with an empty matches list) and its
+/// matches, each with the character position where its JSON starts in the page.
+struct Placed {
+    head_at: usize,
+    head: Value,
+    matches: Vec<(usize, Value)>,
+}
+
+/// Places each entry's header, then each of its matches, at its character position in the
+/// page's JSON (after the opening bracket, one separator between items); returns the
+/// entries and the page's length.
+fn layout(entries: &[Value]) -> (Vec<Placed>, usize) {
+    let mut parts: Vec<(Value, Vec<Value>)> = Vec::with_capacity(entries.len());
+    let mut sizes = Vec::new();
+    for e in entries {
+        let matches = e
+            .get("matches")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut head = e.clone();
+        head["matches"] = json!([]);
+        sizes.push(json_chars(&head));
+        sizes.extend(matches.iter().map(json_chars));
+        parts.push((head, matches));
+    }
+    let (starts, total) = positions(&sizes, 1, 1);
+    let mut at = starts.into_iter();
+    let placed = parts
+        .into_iter()
+        .map(|(head, matches)| Placed {
+            head_at: at.next().unwrap_or(total),
+            head,
+            matches: matches
+                .into_iter()
+                .map(|m| (at.next().unwrap_or(total), m))
+                .collect(),
+        })
+        .collect();
+    (placed, total)
+}
+
+/// A match longer than the whole window, its value cut so the window stays near its length.
+fn shortened(mut m: Value, length: usize) -> Value {
+    let keep = (length / 2).max(100);
+    if let Some(v) = m.get("value").and_then(Value::as_str) {
+        let cut: String = v.chars().take(keep).collect();
+        m["value"] = json!(format!("{cut}…"));
+    }
+    m
 }
 
 impl Run<'_> {
@@ -26,54 +75,42 @@ impl Run<'_> {
         &mut self,
         entries: Vec<Value>,
     ) -> Result<(Vec<Value>, Option<Window>), String> {
-        let o = self.o;
-        // Positions: each entry's header (with an empty matches list), then its matches.
-        let mut pos = 1; // the opening bracket
-        let mut layout = Vec::with_capacity(entries.len());
-        for e in &entries {
-            let matches = e
-                .get("matches")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let mut head = e.clone();
-            head["matches"] = json!([]);
-            let head_at = pos;
-            pos += chars_of(&head) + 1;
-            let mut at = Vec::with_capacity(matches.len());
-            for m in &matches {
-                at.push(pos);
-                pos += chars_of(m) + 1;
-            }
-            layout.push((head_at, head, matches, at));
-        }
-        let total = pos;
-        let auto = o.char_offset.is_none() && o.char_length.is_none();
-        if auto && total <= self.budget {
+        let (placed, total) = layout(&entries);
+        let ask = CharRequest::new(self.o.char_offset, self.o.char_length, self.budget);
+        if ask.auto && total <= self.budget {
             return Ok((entries, None));
         }
-        let offset = o.char_offset.unwrap_or(0);
-        let length = o.char_length.unwrap_or(self.budget).max(1);
+        let (offset, length) = (ask.offset, ask.length);
         if offset >= total {
             return Err(format!("charOffset={offset} is past the end of this page's output ({total} characters); start again at charOffset=0"));
         }
+        let files = self.kept(placed, offset, length);
+        if ask.auto {
+            self.warnings.push(format!("This page of results is {total} characters, more than the {} budget, so it was split into character windows", self.budget));
+        }
+        Ok((files, Some(Window::over(offset, length, total))))
+    }
+
+    /// The entries with the matches that start inside the window; an entry stays when its
+    /// header or one of its matches does. Oversized matches are cut, with a warning.
+    fn kept(&mut self, placed: Vec<Placed>, offset: usize, length: usize) -> Vec<Value> {
         let end = offset + length;
         let inside = |p: usize| p >= offset && p < end;
         let mut files = Vec::new();
         let mut oversized = 0;
-        for (head_at, mut head, matches, at) in layout {
+        for Placed {
+            head_at,
+            mut head,
+            matches,
+        } in placed
+        {
             let kept: Vec<Value> = matches
                 .into_iter()
-                .zip(at)
-                .filter(|(_, p)| inside(*p))
-                .map(|(mut m, _)| {
-                    if chars_of(&m) > length {
+                .filter(|(p, _)| inside(*p))
+                .map(|(_, m)| {
+                    if json_chars(&m) > length {
                         oversized += 1;
-                        let keep = (length / 2).max(100);
-                        if let Some(v) = m.get("value").and_then(Value::as_str) {
-                            let cut: String = v.chars().take(keep).collect();
-                            m["value"] = json!(format!("{cut}…"));
-                        }
+                        return shortened(m, length);
                     }
                     m
                 })
@@ -89,11 +126,16 @@ impl Run<'_> {
                 plural(oversized, "match was", "matches were")
             ));
         }
+        files
+    }
+}
+
+impl Window {
+    /// The pagination object and the pointer to the next window.
+    fn over(offset: usize, length: usize, total: usize) -> Window {
+        let end = offset + length;
         let has_more = end < total;
         let mut hints = Vec::new();
-        if auto {
-            self.warnings.push(format!("This page of results is {total} characters, more than the {} budget, so it was split into character windows", self.budget));
-        }
         if has_more {
             hints.push(format!(
                 "Next window: charOffset={end} with the same query ({} characters remaining)",
@@ -108,13 +150,10 @@ impl Run<'_> {
             "totalWindows": total.div_ceil(length),
             "hasMore": has_more,
         });
-        Ok((
-            files,
-            Some(Window {
-                pagination,
-                hints,
-                has_more,
-            }),
-        ))
+        Window {
+            pagination,
+            hints,
+            has_more,
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::run;
 use crate::config::ExecConfig;
-use crate::exec::outcome::{Failure, Outcome, QueryError, Status};
+use crate::exec::outcome::{Failure, Outcome, QueryError, Status, ToolErrorCode};
 use crate::exec::sandbox::Sandbox;
 use crate::exec::Tool;
 use serde_json::{json, Map, Value};
@@ -189,7 +189,7 @@ fn hidden_entries_on_request_but_protected_ones_never() {
     let e = call(&s, json!({"path": ".git"})).unwrap_err();
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Denied, "pathValidationFailed")
+        (Failure::Denied, ToolErrorCode::PathValidationFailed)
     );
 }
 
@@ -450,7 +450,7 @@ fn files_missing_paths_and_empty_directories() {
     let file = call(&s, json!({"path": "README.md"})).unwrap_err();
     assert_eq!(
         (file.failure, file.code),
-        (Failure::Invalid, "notADirectory")
+        (Failure::Invalid, ToolErrorCode::NotADirectory)
     );
     assert!(
         file.hints.iter().any(|h| h.contains("localGetFileContent")),
@@ -460,7 +460,7 @@ fn files_missing_paths_and_empty_directories() {
     let missing = call(&s, json!({"path": "nope/deeper"})).unwrap_err();
     assert_eq!(
         (missing.failure, missing.code),
-        (Failure::NotFound, "pathNotFound")
+        (Failure::NotFound, ToolErrorCode::PathNotFound)
     );
     let outside = call(&s, json!({"path": "/"})).unwrap_err();
     assert_eq!(outside.failure, Failure::Denied);

@@ -3,6 +3,7 @@
 //! `TOOLSCOUT_REGISTRY_TESTS=0` skips it on a machine without them.
 
 use super::*;
+use crate::exec::ToolErrorCode;
 use std::time::Instant;
 
 /// Against the real registries, resolved from this machine's npm and pip as in production.
@@ -64,7 +65,7 @@ async fn real_registries() {
             }
             // Some registry paths (mirrors, filtering proxies) serve packages but no search;
             // npm's own `npm search` fails the same way there. That is reported, not hidden.
-            Err(e) if e.code == "searchUnsupported" => {
+            Err(e) if e.code == ToolErrorCode::SearchUnsupported => {
                 println!(
                     "{case} -> error in {:?}: {e}\n  hints: {:?}",
                     t.elapsed(),

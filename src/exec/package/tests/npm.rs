@@ -1,6 +1,7 @@
 //! npm through the fake registry: exact lookups, metadata, search, misses, failures.
 
 use super::*;
+use crate::exec::ToolErrorCode;
 
 #[tokio::test]
 async fn npm_exact_lookup_reads_only_the_latest_manifest() {
@@ -150,13 +151,19 @@ async fn registry_failures_map_to_retry_and_circuit_decisions() {
     let e = err("flaky").await;
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Upstream { transient: true }, "registryError")
+        (
+            Failure::Upstream { transient: true },
+            ToolErrorCode::RegistryError
+        )
     );
     assert_eq!(e.details["status"], 502);
     let e = err("limited").await;
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Upstream { transient: true }, "rateLimited")
+        (
+            Failure::Upstream { transient: true },
+            ToolErrorCode::RateLimited
+        )
     );
     assert_eq!(e.details["retryAfter"], 7);
     let e = err("private").await;
@@ -164,11 +171,11 @@ async fn registry_failures_map_to_retry_and_circuit_decisions() {
         (e.failure, e.code),
         (
             Failure::Upstream { transient: false },
-            "registryAccessDenied"
+            ToolErrorCode::RegistryAccessDenied
         )
     );
     let e = err("garbled").await;
-    assert_eq!(e.code, "invalidRegistryResponse");
+    assert_eq!(e.code, ToolErrorCode::InvalidRegistryResponse);
     let e = run(
         &ctx,
         &query(json!({"name": "broken", "ecosystem": "python"})),
@@ -189,7 +196,10 @@ async fn unreachable_registries_and_missing_search_are_errors() {
     .unwrap_err();
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Upstream { transient: false }, "searchUnsupported")
+        (
+            Failure::Upstream { transient: false },
+            ToolErrorCode::SearchUnsupported
+        )
     );
     assert!(e.hints.iter().any(|h| h.contains("searchLimit=1")));
     let exact = run(
@@ -221,7 +231,10 @@ async fn unreachable_registries_and_missing_search_are_errors() {
         .unwrap_err();
     assert_eq!(
         (e.failure, e.code),
-        (Failure::Upstream { transient: true }, "registryUnreachable")
+        (
+            Failure::Upstream { transient: true },
+            ToolErrorCode::RegistryUnreachable
+        )
     );
     assert!(
         e.message.contains("the npm_registry setting"),
