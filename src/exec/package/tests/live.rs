@@ -35,46 +35,7 @@ async fn real_registries() {
     ];
     let mut outcomes = Vec::new();
     for case in cases {
-        let t = Instant::now();
-        // One retry: a registry's momentary hiccup is not a defect of ours.
-        let answer = match run(&ctx, &query(case.clone())).await {
-            Err(e) if e.code != "searchUnsupported" => {
-                println!("{case}: retrying after {e}");
-                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-                run(&ctx, &query(case.clone())).await
-            }
-            other => other,
-        };
-        match answer {
-            Ok(o) => {
-                check(&o);
-                let names: Vec<String> = o.data["packages"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|p| format!("{}@{}", p["name"], p["version"]))
-                    .collect();
-                println!(
-                    "{case} -> {:?} in {:?}: {names:?}\n  first: {}\n  hints: {}",
-                    o.status,
-                    t.elapsed(),
-                    o.data["packages"][0],
-                    o.data["hints"]
-                );
-                outcomes.push(Some(o));
-            }
-            // Some registry paths (mirrors, filtering proxies) serve packages but no search;
-            // npm's own `npm search` fails the same way there. That is reported, not hidden.
-            Err(e) if e.code == ToolErrorCode::SearchUnsupported => {
-                println!(
-                    "{case} -> error in {:?}: {e}\n  hints: {:?}",
-                    t.elapsed(),
-                    e.hints
-                );
-                outcomes.push(None);
-            }
-            Err(e) => panic!("{case}: {e}"),
-        }
+        outcomes.push(answer(&ctx, case).await);
     }
     let first = |i: usize| {
         outcomes[i]
@@ -92,4 +53,48 @@ async fn real_registries() {
     assert!(first(4)["dependencies"].is_object() && first(4)["lastPublished"].is_string());
     assert!(first(5)["lastPublished"].is_string() && first(5)["requiresPython"].is_string());
     println!("total {:?}", started.elapsed());
+}
+
+/// One case's answer, printed; `None` where the registry has no keyword search (some
+/// mirrors and filtering proxies serve packages but no search, and npm's own `npm search`
+/// fails the same way there: reported, not hidden). One retry on any other failure: a
+/// registry's momentary hiccup is not a defect of ours.
+async fn answer(ctx: &Context, case: Value) -> Option<Outcome> {
+    let t = Instant::now();
+    let answer = match run(ctx, &query(case.clone())).await {
+        Err(e) if e.code != ToolErrorCode::SearchUnsupported => {
+            println!("{case}: retrying after {e}");
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            run(ctx, &query(case.clone())).await
+        }
+        other => other,
+    };
+    match answer {
+        Ok(o) => {
+            check(&o);
+            let names: Vec<String> = o.data["packages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| format!("{}@{}", p["name"], p["version"]))
+                .collect();
+            println!(
+                "{case} -> {:?} in {:?}: {names:?}\n  first: {}\n  hints: {}",
+                o.status,
+                t.elapsed(),
+                o.data["packages"][0],
+                o.data["hints"]
+            );
+            Some(o)
+        }
+        Err(e) if e.code == ToolErrorCode::SearchUnsupported => {
+            println!(
+                "{case} -> error in {:?}: {e}\n  hints: {:?}",
+                t.elapsed(),
+                e.hints
+            );
+            None
+        }
+        Err(e) => panic!("{case}: {e}"),
+    }
 }
