@@ -231,30 +231,14 @@ fn render(
         .zip(contents)
         .map(|(r, content)| json!({"uri": r.display, "range": r.range, "content": content, "isDefinition": r.is_definition}))
         .collect();
-    if total == 0 {
-        hints.push(format!(
-            "No references to '{}' were found; check the position with lspGotoDefinition, or search by text with localSearchCode",
-            target.symbol
-        ));
-    } else if locations.is_empty() {
-        hints.push(format!(
-            "page {} is past the last page ({total_pages}); use page=1 to {total_pages}",
-            list.number
-        ));
-    } else {
-        hints.push(format!(
-            "Found {total} reference(s) in {file_count} file(s)"
-        ));
-        hints.push("isDefinition=true marks the declaration; use range.start.line + 1 as lineHint for follow-up LSP calls".into());
-        if list.has_more() {
-            hints.push(format!(
-                "Page {} of {total_pages}: pass page={} for more",
-                list.number,
-                list.number + 1
-            ));
-        }
-        hints.push("For call relationships only, lspCallHierarchy is more precise".into());
-    }
+    page_hints(
+        &mut hints,
+        target,
+        &list,
+        total,
+        file_count,
+        locations.is_empty(),
+    );
     let found = !locations.is_empty();
     let data = json!({
         "locations": locations,
@@ -273,6 +257,42 @@ fn render(
         Outcome::found(data)
     } else {
         Outcome::empty(data)
+    }
+}
+
+/// What the page of references means and where to go next.
+fn page_hints(
+    hints: &mut Vec<String>,
+    target: &Target,
+    list: &ListPage,
+    total: usize,
+    file_count: usize,
+    page_empty: bool,
+) {
+    let total_pages = list.pages;
+    if total == 0 {
+        hints.push(format!(
+            "No references to '{}' were found; check the position with lspGotoDefinition, or search by text with localSearchCode",
+            target.symbol
+        ));
+    } else if page_empty {
+        hints.push(format!(
+            "page {} is past the last page ({total_pages}); use page=1 to {total_pages}",
+            list.number
+        ));
+    } else {
+        hints.push(format!(
+            "Found {total} reference(s) in {file_count} file(s)"
+        ));
+        hints.push("isDefinition=true marks the declaration; use range.start.line + 1 as lineHint for follow-up LSP calls".into());
+        if list.has_more() {
+            hints.push(format!(
+                "Page {} of {total_pages}: pass page={} for more",
+                list.number,
+                list.number + 1
+            ));
+        }
+        hints.push("For call relationships only, lspCallHierarchy is more precise".into());
     }
 }
 

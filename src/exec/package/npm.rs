@@ -187,16 +187,7 @@ async fn keyword(
         .max(packages.len());
     let mut hints = Vec::new();
     if packages.is_empty() {
-        hints.push(format!("No npm package matches '{text}'"));
-        hints.push(
-            "Use fewer or broader keywords, or the exact package name with searchLimit=1".into(),
-        );
-        hints.push("If it is a Python library, retry with ecosystem=\"python\"".into());
-        return Ok(Report {
-            packages: Vec::new(),
-            total_found: 0,
-            hints,
-        });
+        return Ok(no_match(text));
     }
     if metadata {
         enrich(http, registry, &mut packages, &mut hints).await;
@@ -222,6 +213,19 @@ async fn keyword(
         total_found: total,
         hints,
     })
+}
+
+/// The answer to a keyword search that found nothing, with what to try instead.
+fn no_match(text: &str) -> Report {
+    Report {
+        packages: Vec::new(),
+        total_found: 0,
+        hints: vec![
+            format!("No npm package matches '{text}'"),
+            "Use fewer or broader keywords, or the exact package name with searchLimit=1".into(),
+            "If it is a Python library, retry with ecosystem=\"python\"".into(),
+        ],
+    }
 }
 
 /// Replaces each search hit with the full record from its document, in parallel; a hit
