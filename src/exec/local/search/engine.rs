@@ -81,54 +81,10 @@ fn walker(
         wb.add_custom_ignore_filename(".rgignore");
     }
     if let Some(name) = &o.file_type {
-        let mut tb = TypesBuilder::new();
-        tb.add_defaults();
-        let known: Vec<String> = tb
-            .definitions()
-            .iter()
-            .map(|d| d.name().to_string())
-            .collect();
-        tb.select(name);
-        let types = tb.build().map_err(|_| {
-            let mut close: Vec<(f64, &String)> = known
-                .iter()
-                .map(|k| (strsim::jaro_winkler(name, k), k))
-                .collect();
-            close.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let names: Vec<&str> = close.iter().take(6).map(|(_, k)| k.as_str()).collect();
-            QueryError::new(
-                Failure::Invalid,
-                ToolErrorCode::UnknownFileType,
-                format!("type {name:?} is not a ripgrep file type"),
-            )
-            .hint(format!("Closest known types: {}", names.join(", ")))
-            .hint("Or filter by glob instead, e.g. include=[\"*.ext\"]")
-        })?;
-        wb.types(types);
+        wb.types(file_types(name)?);
     }
     if !(o.include.is_empty() && o.exclude.is_empty() && o.exclude_dir.is_empty()) {
-        // Globs are relative to the workspace root, where relative query paths start too.
-        let mut ob = OverrideBuilder::new(sandbox.workspace());
-        for g in &o.include {
-            ob.add(g).map_err(|e| glob_error("include", g, e))?;
-        }
-        for g in &o.exclude {
-            let g = g.trim_start_matches('!');
-            ob.add(&format!("!{g}"))
-                .map_err(|e| glob_error("exclude", g, e))?;
-        }
-        for d in &o.exclude_dir {
-            let d = d.trim_start_matches('!').trim_end_matches('/');
-            if d.is_empty() {
-                continue;
-            }
-            ob.add(&format!("!{d}/"))
-                .map_err(|e| glob_error("excludeDir", d, e))?;
-        }
-        wb.overrides(
-            ob.build()
-                .map_err(|e| glob_error("include/exclude", "", e))?,
-        );
+        wb.overrides(overrides(sandbox, o)?);
     }
     let sb = sandbox.clone();
     wb.filter_entry(move |entry| {
@@ -141,6 +97,57 @@ fn walker(
         ok
     });
     Ok(wb)
+}
+
+/// ripgrep's file type `name`, or an error naming the closest known types.
+fn file_types(name: &str) -> Result<ignore::types::Types, QueryError> {
+    let mut tb = TypesBuilder::new();
+    tb.add_defaults();
+    let known: Vec<String> = tb
+        .definitions()
+        .iter()
+        .map(|d| d.name().to_string())
+        .collect();
+    tb.select(name);
+    let types = tb.build().map_err(|_| {
+        let mut close: Vec<(f64, &String)> = known
+            .iter()
+            .map(|k| (strsim::jaro_winkler(name, k), k))
+            .collect();
+        close.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let names: Vec<&str> = close.iter().take(6).map(|(_, k)| k.as_str()).collect();
+        QueryError::new(
+            Failure::Invalid,
+            ToolErrorCode::UnknownFileType,
+            format!("type {name:?} is not a ripgrep file type"),
+        )
+        .hint(format!("Closest known types: {}", names.join(", ")))
+        .hint("Or filter by glob instead, e.g. include=[\"*.ext\"]")
+    })?;
+    Ok(types)
+}
+
+/// The include, exclude and excludeDir globs as one override set.
+fn overrides(sandbox: &Sandbox, o: &Options) -> Result<ignore::overrides::Override, QueryError> {
+    // Globs are relative to the workspace root, where relative query paths start too.
+    let mut ob = OverrideBuilder::new(sandbox.workspace());
+    for g in &o.include {
+        ob.add(g).map_err(|e| glob_error("include", g, e))?;
+    }
+    for g in &o.exclude {
+        let g = g.trim_start_matches('!');
+        ob.add(&format!("!{g}"))
+            .map_err(|e| glob_error("exclude", g, e))?;
+    }
+    for d in &o.exclude_dir {
+        let d = d.trim_start_matches('!').trim_end_matches('/');
+        if d.is_empty() {
+            continue;
+        }
+        ob.add(&format!("!{d}/"))
+            .map_err(|e| glob_error("excludeDir", d, e))?;
+    }
+    ob.build().map_err(|e| glob_error("include/exclude", "", e))
 }
 
 /// Whether a symlink's final target exists, lies inside an allowed root and is not
@@ -239,6 +246,21 @@ pub(crate) fn run(
         None => work(&paths),
     };
 
+    gather(&mut out, paths, results, sandbox, o);
+    add_times(&mut out, o);
+    sort(&mut out.files, o);
+    Ok(out)
+}
+
+/// Adds each file's outcome to the result: its counts, the files kept for the output mode,
+/// the binary files skipped, and what could not be read.
+fn gather(
+    out: &mut Searched,
+    paths: Vec<PathBuf>,
+    results: Vec<Option<Result<Collected, String>>>,
+    sandbox: &Sandbox,
+    o: &Options,
+) {
     for (path, result) in paths.into_iter().zip(results) {
         let Some(result) = result else {
             out.timed_out = true;
@@ -275,9 +297,6 @@ pub(crate) fn run(
             });
         }
     }
-    add_times(&mut out, o);
-    sort(&mut out.files, o);
-    Ok(out)
 }
 
 /// File times for sorting and `modified`, read only for the files in the result.
