@@ -51,30 +51,7 @@ impl Filters {
             ))
             .hint("Use minDepth <= maxDepth; minDepth=1 leaves out the start directory itself"));
         }
-        let mut notes = Vec::new();
-        let size_greater = q
-            .size_greater
-            .as_deref()
-            .map(|s| parse::size("sizeGreater", s, '+'))
-            .transpose()?;
-        let size_less = q
-            .size_less
-            .as_deref()
-            .map(|s| parse::size("sizeLess", s, '-'))
-            .transpose()?;
-        for (field, raw, size) in [
-            ("sizeGreater", &q.size_greater, size_greater),
-            ("sizeLess", &q.size_less, size_less),
-        ] {
-            if let (Some(raw), Some(size)) = (raw, size.filter(|s| s.implicit_blocks)) {
-                notes.push(format!(
-                    "{field} '{}' has no unit, so it was read as find reads it: {} blocks of 512 bytes ({} bytes); add 'c' for bytes or 'k'/'M'/'G'",
-                    raw.trim(),
-                    size.count,
-                    size.count.saturating_mul(512)
-                ));
-            }
-        }
+        let (size_greater, size_less, notes) = sizes(q)?;
         let access = [(q.readable, 4), (q.writable, 2), (q.executable, 1)]
             .iter()
             .filter(|(wanted, _)| *wanted)
@@ -400,4 +377,37 @@ mod sys {
         // access(2) only reads it; no memory is handed over or retained.
         unsafe { access(c_path.as_ptr(), mode) == 0 }
     }
+}
+
+/// sizeGreater, sizeLess, and notes on either.
+type SizeBounds = (Option<Size>, Option<Size>, Vec<String>);
+
+/// The sizeGreater and sizeLess bounds, with a note for each given without a unit (read as
+/// find reads it, in 512-byte blocks).
+fn sizes(q: &Query) -> Result<SizeBounds, QueryError> {
+    let mut notes = Vec::new();
+    let size_greater = q
+        .size_greater
+        .as_deref()
+        .map(|s| parse::size("sizeGreater", s, '+'))
+        .transpose()?;
+    let size_less = q
+        .size_less
+        .as_deref()
+        .map(|s| parse::size("sizeLess", s, '-'))
+        .transpose()?;
+    for (field, raw, size) in [
+        ("sizeGreater", &q.size_greater, size_greater),
+        ("sizeLess", &q.size_less, size_less),
+    ] {
+        if let (Some(raw), Some(size)) = (raw, size.filter(|s| s.implicit_blocks)) {
+            notes.push(format!(
+                "{field} '{}' has no unit, so it was read as find reads it: {} blocks of 512 bytes ({} bytes); add 'c' for bytes or 'k'/'M'/'G'",
+                raw.trim(),
+                size.count,
+                size.count.saturating_mul(512)
+            ));
+        }
+    }
+    Ok((size_greater, size_less, notes))
 }
