@@ -148,16 +148,8 @@ pub(crate) fn walk(
             report.protected += 1;
             continue;
         }
-        let meta = match std::fs::symlink_metadata(&path) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                report.denied += 1;
-                continue;
-            }
-            Err(_) => {
-                report.failed += 1;
-                continue;
-            }
+        let Some(meta) = metadata(&path, &mut report) else {
+            continue;
         };
         let entry = Entry { path, depth, meta };
         match visit(&entry) {
@@ -166,19 +158,32 @@ pub(crate) fn walk(
                 break;
             }
             Visit::Prune => {}
-            Visit::Descend => {
-                let within = limits.max_depth.is_none_or(|max| depth < max);
-                if entry.is_dir() && within {
-                    match children(&entry.path) {
-                        Ok(list) => stack.push((depth + 1, list.into_iter())),
-                        Err(e) if e.kind() == ErrorKind::PermissionDenied => report.denied += 1,
-                        Err(_) => report.failed += 1,
-                    }
+            Visit::Descend if entry.is_dir() && limits.max_depth.is_none_or(|m| depth < m) => {
+                match children(&entry.path) {
+                    Ok(list) => stack.push((depth + 1, list.into_iter())),
+                    Err(e) => count_unreadable(&e, &mut report),
                 }
             }
+            Visit::Descend => {}
         }
     }
     Ok(report)
+}
+
+/// An entry's own metadata (links not followed), or `None` with the reason counted.
+fn metadata(path: &Path, report: &mut Report) -> Option<std::fs::Metadata> {
+    std::fs::symlink_metadata(path)
+        .map_err(|e| count_unreadable(&e, report))
+        .ok()
+}
+
+/// Counts an entry that could not be read: denied, or failed for another reason.
+fn count_unreadable(e: &std::io::Error, report: &mut Report) {
+    if e.kind() == ErrorKind::PermissionDenied {
+        report.denied += 1;
+    } else {
+        report.failed += 1;
+    }
 }
 
 /// A directory's entries, sorted by the bytes of their names.
