@@ -147,38 +147,76 @@ fn callers(
                         name_range(l, lines[l], b, &name),
                     )
                 }
-                None => {
-                    let file = hit
-                        .path
-                        .file_name()
-                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                    Node::new(
-                        &format!("{file} (top level)"),
-                        "module",
-                        hit.path.clone(),
-                        line_range(hit.line, hit.start, hit.end),
-                    )
-                }
+                None => top_level(&hit.path, line_range(hit.line, hit.start, hit.end)),
             };
             let site = line_range(hit.line, hit.start, hit.end);
             let via = (level > 1).then(|| hit.name.clone());
-            match calls
-                .iter_mut()
-                .find(|c| c.peer.same(&peer) && c.via == via)
-            {
-                Some(call) => call.from_ranges.push(site),
-                None => calls.push(Call {
-                    level,
-                    via,
-                    sites_path: hit.path.clone(),
-                    peer,
-                    from_ranges: vec![site],
-                }),
-            }
+            add_site(&mut calls, (level, via, peer), hit.path.clone(), site);
         }
         graph.calls.extend(calls);
         frontier = next;
     }
+}
+
+/// The node for calls made at the top level of a file, outside any function.
+fn top_level(path: &Path, range: serde_json::Value) -> Node {
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Node::new(
+        &format!("{file} (top level)"),
+        "module",
+        path.to_path_buf(),
+        range,
+    )
+}
+
+/// Adds a call site to the call from the same peer by the same route, or a new call.
+fn add_site(
+    calls: &mut Vec<Call>,
+    (level, via, peer): (usize, Option<String>, Node),
+    sites_path: PathBuf,
+    site: serde_json::Value,
+) {
+    match calls
+        .iter_mut()
+        .find(|c| c.peer.same(&peer) && c.via == via)
+    {
+        Some(call) => call.from_ranges.push(site),
+        None => calls.push(Call {
+            level,
+            via,
+            sites_path,
+            peer,
+            from_ranges: vec![site],
+        }),
+    }
+}
+
+/// (caller name, caller path, callee name, call sites).
+type Sites = Vec<(String, PathBuf, String, Vec<serde_json::Value>)>;
+
+/// Every call made in the bodies of the frontier's functions, grouped by caller and callee.
+fn call_sites(files: &mut Files, frontier: &[Function], syntax: &Syntax) -> Sites {
+    let mut sites: Sites = Vec::new();
+    for (caller, path, decl, byte) in frontier {
+        let Some(text) = files.get(path) else {
+            continue;
+        };
+        let lines = split_lines(&text);
+        let end = fallback::body_end(&lines, *decl, syntax);
+        for (name, l, b) in fallback::calls_in(&lines, *decl, end, syntax, (*decl, *byte)) {
+            let site = name_range(l, lines[l], b, &name);
+            match sites
+                .iter_mut()
+                .find(|s| s.0 == *caller && s.1 == *path && s.2 == name)
+            {
+                Some(s) => s.3.push(site),
+                None => sites.push((caller.clone(), path.clone(), name, vec![site])),
+            }
+        }
+    }
+    sites
 }
 
 type Function = (String, PathBuf, usize, usize);
@@ -198,25 +236,7 @@ fn callees(
         if frontier.is_empty() {
             break;
         }
-        // (caller name, caller path, callee name, call sites)
-        let mut sites: Vec<(String, PathBuf, String, Vec<serde_json::Value>)> = Vec::new();
-        for (caller, path, decl, byte) in &frontier {
-            let Some(text) = files.get(path) else {
-                continue;
-            };
-            let lines = split_lines(&text);
-            let end = fallback::body_end(&lines, *decl, &syntax);
-            for (name, l, b) in fallback::calls_in(&lines, *decl, end, &syntax, (*decl, *byte)) {
-                let site = name_range(l, lines[l], b, &name);
-                match sites
-                    .iter_mut()
-                    .find(|s| s.0 == *caller && s.1 == *path && s.2 == name)
-                {
-                    Some(s) => s.3.push(site),
-                    None => sites.push((caller.clone(), path.clone(), name, vec![site])),
-                }
-            }
-        }
+        let sites = call_sites(files, &frontier, &syntax);
         let mut names: Vec<&str> = sites.iter().map(|s| s.2.as_str()).collect();
         names.sort_unstable();
         names.dedup();
