@@ -230,6 +230,12 @@ pub(crate) fn resolve(
             }
         }
     }
+    Err(not_found(&lines, symbol, line_hint, syntax))
+}
+
+/// The error for a symbol not at or near its line, pointing to the lines where it does occur.
+fn not_found(lines: &[&str], symbol: &str, line_hint: usize, syntax: &Syntax) -> QueryError {
+    let target = line_hint - 1;
     let mut elsewhere: Vec<usize> = (0..lines.len())
         .filter(|&l| !occurrences(lines[l], symbol, syntax).is_empty())
         .collect();
@@ -259,9 +265,9 @@ pub(crate) fn resolve(
             shown.join(", ")
         ));
     }
-    Err(error
+    error
         .detail("symbolName", symbol)
-        .detail("lineHint", line_hint))
+        .detail("lineHint", line_hint)
 }
 
 #[cfg(test)]
