@@ -163,11 +163,9 @@ pub(super) fn ours_per_file(root: &Path, extra: Value) -> BTreeMap<String, u64> 
         .collect()
 }
 
-#[test]
-fn matches_equal_ripgrep_for_many_option_sets() {
-    let dir = fixture();
-    let root = dir.path();
-    let cases: Vec<(Value, Vec<&str>, &str)> = vec![
+/// Queries and the ripgrep arguments that must give the same matches (a table of data).
+fn option_sets() -> Vec<(Value, Vec<&'static str>, &'static str)> {
+    vec![
         (
             json!({"pattern": "needle", "fixedString": true}),
             vec!["-F", "-S"],
@@ -310,8 +308,14 @@ fn matches_equal_ripgrep_for_many_option_sets() {
             vec!["-S"],
             "needle",
         ),
-    ];
-    for (extra, args, pattern) in cases {
+    ]
+}
+
+#[test]
+fn matches_equal_ripgrep_for_many_option_sets() {
+    let dir = fixture();
+    let root = dir.path();
+    for (extra, args, pattern) in option_sets() {
         let want = if extra.get("path").is_some() {
             theirs(root, &args, pattern)
                 .into_iter()
