@@ -187,7 +187,7 @@ mod tests {
     };
 
     #[test]
-    fn auth_and_rate_limits_get_stable_codes_and_retry_hints() {
+    fn auth_failures_get_a_stable_code_and_token_hints() {
         let e = classify(
             StatusCode::UNAUTHORIZED,
             &HeaderMap::new(),
@@ -210,7 +210,10 @@ mod tests {
             "{:?}",
             e.hints
         );
+    }
 
+    #[test]
+    fn rate_limits_get_a_stable_code_and_retry_hints() {
         let h = headers(&[
             ("x-ratelimit-remaining", "0"),
             ("x-ratelimit-reset", "1100"),
@@ -256,7 +259,10 @@ mod tests {
         );
         assert_eq!(e.code, ToolErrorCode::RateLimited);
         assert!(e.hints.iter().any(|h| h.contains("60 requests")));
+    }
 
+    #[test]
+    fn forbidden_is_not_a_rate_limit() {
         let e = classify(
             StatusCode::FORBIDDEN,
             &HeaderMap::new(),
