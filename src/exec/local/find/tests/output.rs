@@ -6,17 +6,19 @@ use crate::exec::local::find::run;
 use crate::exec::outcome::Status;
 use serde_json::{json, Value};
 
+/// The fixture's files (node_modules left out), with `extra` fields on the query.
+fn files_query(extra: Value) -> Value {
+    let mut q = json!({"path": ".", "type": "f", "excludeDir": ["node_modules"]});
+    for (k, v) in extra.as_object().unwrap() {
+        q[k] = v.clone();
+    }
+    q
+}
+
 #[test]
-fn sorting_limit_and_pages() {
+fn sort_orders() {
     let (_d, s) = tree();
-    let files = json!({"path": ".", "type": "f", "excludeDir": ["node_modules"]});
-    let with = |extra: Value| {
-        let mut q = files.clone();
-        for (k, v) in extra.as_object().unwrap() {
-            q[k] = v.clone();
-        }
-        q
-    };
+    let with = files_query;
     assert_eq!(
         paths(&s, with(json!({"sortBy": "size"}))),
         [
@@ -53,6 +55,12 @@ fn sorting_limit_and_pages() {
             "src/util/helpers.RS"
         ]
     );
+}
+
+#[test]
+fn limits_and_pages() {
+    let (_d, s) = tree();
+    let with = files_query;
     // The limit keeps the best entries by the sort order, not the first ones walked.
     let top = call(&s, with(json!({"sortBy": "size", "limit": 2}))).unwrap();
     assert_eq!(top.data["files"].as_array().unwrap().len(), 2);
