@@ -387,7 +387,12 @@ mod tests {
         );
         assert_eq!(asking.await.unwrap().unwrap(), json!([1]));
         assert!(lock(&shared.pending).is_empty());
+    }
 
+    #[tokio::test]
+    async fn closing_fails_the_pending_requests_and_every_later_one() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared::new(tx));
         let failing = {
             let shared = shared.clone();
             tokio::spawn(async move {
