@@ -203,8 +203,8 @@ mod tests {
     use serde_json::json;
 
     /// The five tools through the real executor: catalog input schemas, resilience, redaction.
-    #[tokio::test]
-    async fn every_tool_runs_through_the_executor() {
+    /// A fake GitHub answering every route the five tools call, and an executor over it.
+    async fn fake_github() -> (Fake, Executor) {
         let fake = Fake::start().await;
         fake.on(
             "/search/code",
@@ -242,6 +242,12 @@ mod tests {
         config.github_token = Some("tok".into());
         let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).expect("catalog");
         let executor = Executor::new(config, &catalog).expect("executor");
+        (fake, executor)
+    }
+
+    #[tokio::test]
+    async fn every_tool_runs_through_the_executor() {
+        let (_fake, executor) = fake_github().await;
         let calls = [
             (
                 Tool::GithubSearchCode,
@@ -290,7 +296,11 @@ mod tests {
             !code.to_json().to_string().contains("ghp_abcdefghij"),
             "secrets in fragments are redacted"
         );
+    }
 
+    #[tokio::test]
+    async fn bad_queries_and_auth_failures_ask_github_at_most_once() {
+        let (fake, executor) = fake_github().await;
         // An unknown key is refused by the input schema before GitHub is asked.
         let before = fake.requests().len();
         let bad = executor
