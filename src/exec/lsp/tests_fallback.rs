@@ -50,7 +50,11 @@ async fn without_a_server_the_answers_come_from_text_and_say_so() {
         d["locations"][0]["content"],
         " 3| \n>4| def helper(values):\n 5|     return normalize(values) + 1"
     );
+}
 
+#[tokio::test]
+async fn without_a_server_references_come_from_text() {
+    let (_dir, ctx) = python_without_server();
     let out = call(
         &ctx,
         Tool::LspFindReferences,
@@ -82,7 +86,11 @@ async fn without_a_server_the_answers_come_from_text_and_say_so() {
         out.data
     );
     assert_eq!(out.data["lspMode"], "fallback");
+}
 
+#[tokio::test]
+async fn without_a_server_call_hierarchies_come_from_text() {
+    let (_dir, ctx) = python_without_server();
     let out = call(
         &ctx,
         Tool::LspCallHierarchy,
