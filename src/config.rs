@@ -14,7 +14,7 @@ mod search;
 pub use exec::ExecConfig;
 pub use search::{SearchConfig, SearchMode};
 
-use layers::{checked_addr, checked_max_body, config_file, Layers, Picked};
+use layers::{checked_addr, checked_max_body, config_file, Layers};
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:1987";
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -113,21 +113,11 @@ impl Config {
             env,
             sources: BTreeMap::new(),
         };
-        let Picked {
-            addr,
-            catalog_dir,
-            models_dir,
-            auth_token,
-            max_body,
-            log_level,
-            log_dir,
-            cache_dir,
-            cors,
-        } = layers.pick_all(&mut file, flags);
+        let picked = layers.pick_all(&mut file, flags);
         let mut sources = layers.sources;
-        let cors_origins = parse_origins(&cors, &sources["cors_origins"])?;
-        let addr = checked_addr(&addr, auth_token.as_deref(), &sources)?;
-        let max_body_bytes = checked_max_body(&max_body, &sources["max_body_bytes"])?;
+        let cors_origins = parse_origins(&picked.cors, &sources["cors_origins"])?;
+        let addr = checked_addr(&picked.addr, picked.auth_token.as_deref(), &sources)?;
+        let max_body_bytes = checked_max_body(&picked.max_body, &sources["max_body_bytes"])?;
         let search = file.search.unwrap_or_default();
         search.check()?;
         let exec =
@@ -142,13 +132,13 @@ impl Config {
             search,
             exec,
             addr,
-            catalog_dir,
-            models_dir,
-            auth_token,
+            catalog_dir: picked.catalog_dir,
+            models_dir: picked.models_dir,
+            auth_token: picked.auth_token,
             max_body_bytes,
-            log_level,
-            log_dir,
-            cache_dir,
+            log_level: picked.log_level,
+            log_dir: picked.log_dir,
+            cache_dir: picked.cache_dir,
             cors_origins,
             config_file,
             sources,

@@ -38,8 +38,10 @@ use toolscout::embed::Embedder;
 use toolscout::engine::{Engine, SearchMode, SearchRequest};
 
 mod catalog;
+mod embedder;
 
-use catalog::{synthetic_tools, FakeEmbedder, Words, QUERIES};
+use catalog::{synthetic_tools, Words, QUERIES};
+use embedder::FakeEmbedder;
 
 const MAX_RESULTS: usize = 10;
 

@@ -5,7 +5,10 @@
 
 #[path = "../../benches/search/catalog.rs"]
 #[allow(dead_code)]
-mod synthetic;
+mod catalog;
+#[path = "../../benches/search/embedder.rs"]
+mod embedder;
+use catalog as synthetic;
 
 use std::sync::Arc;
 use toolscout::catalog::Catalog;
@@ -20,7 +23,7 @@ fn synthetic_engine() -> Engine {
         "synthetic".into(),
         synthetic::synthetic_tools(&words, 1_000),
     ));
-    let embedder: Arc<dyn Embedder> = Arc::new(synthetic::FakeEmbedder::new());
+    let embedder: Arc<dyn Embedder> = Arc::new(embedder::FakeEmbedder::new());
     Engine::build(catalog, Ok(embedder), SearchConfig::default()).unwrap()
 }
 

@@ -205,26 +205,14 @@ fn workspace() -> tempfile::TempDir {
 }
 
 /// The runnable tools and their input schemas, from `/tools/list` and `/tools/info`.
-async fn runnable_tools(server: &Server, client: &reqwest::Client) -> Vec<(String, Value)> {
-    let list: Value = client
-        .get(server.url("/tools/list"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+async fn runnable_tools(server: &Server) -> Vec<(String, Value)> {
+    let list = crate::client::get(server, "/tools/list").await.body;
     let mut out = Vec::new();
     for tool in list["data"]["tools"].as_array().unwrap() {
         let name = tool["name"].as_str().unwrap().to_string();
-        let info: Value = client
-            .get(server.url(&format!("/tools/info/{name}")))
-            .send()
+        let info = crate::client::get(server, &format!("/tools/info/{name}"))
             .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+            .body;
         out.push((name, info["data"]["inputSchema"].clone()));
     }
     assert_eq!(out.len(), 13, "{list}");
@@ -232,15 +220,8 @@ async fn runnable_tools(server: &Server, client: &reqwest::Client) -> Vec<(Strin
 }
 
 /// The prompts and their argument names, from `/prompts/list`.
-async fn prompts(server: &Server, client: &reqwest::Client) -> Vec<(String, Vec<String>)> {
-    let list: Value = client
-        .get(server.url("/prompts/list"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+async fn prompts(server: &Server) -> Vec<(String, Vec<String>)> {
+    let list = crate::client::get(server, "/prompts/list").await.body;
     let names = |p: &Value| -> Vec<String> {
         p["arguments"]
             .as_array()
@@ -358,8 +339,8 @@ async fn hostile_text_in_every_route_gets_no_server_error() {
         &[("TOOLSCOUT_WORKSPACE_ROOT", dir.path().to_str().unwrap())],
     );
     let client = crate::client::client();
-    let tools = runnable_tools(&server, &client).await;
-    let prompts = prompts(&server, &client).await;
+    let tools = runnable_tools(&server).await;
+    let prompts = prompts(&server).await;
     let mut problems = Vec::new();
     let mut sent = 0;
     for (n, t) in texts().iter().enumerate() {

@@ -8,6 +8,7 @@ mod api_fuzz;
 mod candidates;
 mod catalog_expectations;
 mod catalog_validate;
+mod catalog_validate_cli;
 mod catalog_validate_more;
 mod compare;
 mod doors;
