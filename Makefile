@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: run test models api-fuzzer tools build lint fmt bench eval
+.PHONY: run test models api-fuzzer mcp-clients tools build lint fmt bench eval
 
 models:
 	scripts/fetch-models
@@ -11,6 +11,12 @@ models:
 # schemathesis, for the integration test that fuzzes the server through its OpenAPI document.
 api-fuzzer:
 	scripts/fetch-schemathesis
+
+# The official MCP clients the tests drive the MCP server with: the Python SDK (stdio and
+# streamable HTTP), and the conformance suite on the Node 22 it needs.
+mcp-clients:
+	scripts/fetch-mcp-python
+	scripts/fetch-mcp-conformance
 
 # What the executed tools use: a TypeScript language server for the LSP tools, and ripgrep,
 # which the tests compare localSearchCode against.
@@ -28,7 +34,7 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
 
-test: models api-fuzzer tools lint
+test: models api-fuzzer mcp-clients tools lint
 	$(CARGO) test --locked
 	# The binary `cargo test` just built for the integration tests; `cargo run` would rebuild
 	# the dependency graph without dev-dependency features, for minutes, to the same effect.
