@@ -22,12 +22,12 @@ use toolscout::catalog::Catalog;
 use toolscout::config::SearchConfig;
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{ComparisonRequest, Engine};
+use toolscout::engine::{ComparisonRequest, Engine, Valid};
 
 const TOOLS: [&str; 3] = ["local_search_code", "github_search_code", "ripgrep"];
 const CONTEXT: &str = "exploring an unfamiliar GitHub project";
 
-fn p50(engine: &Engine, req: &ComparisonRequest) -> Duration {
+fn p50(engine: &Engine, req: &Valid<ComparisonRequest>) -> Duration {
     let mut times: Vec<Duration> = (0..200)
         .map(|_| {
             let start = Instant::now();
@@ -65,7 +65,7 @@ fn real_model(c: &mut Criterion) {
     )
     .expect("engine build");
     let request = |detail: &str| {
-        ComparisonRequest::from_json(
+        Valid::<ComparisonRequest>::parse(
             &json!({ "tool_ids": TOOLS, "comparison_context": CONTEXT, "detail_level": detail }),
             engine.catalog(),
         )

@@ -15,7 +15,7 @@ use toolscout::catalog::Catalog;
 use toolscout::config::SearchConfig;
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{Engine, RecommendationRequest};
+use toolscout::engine::{Engine, RecommendationRequest, Valid};
 
 const TASKS: [&str; 4] = [
     "find where JWTs are validated in my repo, then read that function and list its callers",
@@ -37,9 +37,9 @@ fn recommend(c: &mut Criterion) {
         ..SearchConfig::default()
     };
     let engine = Engine::build(Arc::new(catalog), Ok(embedder), config).expect("engine");
-    let requests: Vec<RecommendationRequest> = TASKS
+    let requests: Vec<Valid<RecommendationRequest>> = TASKS
         .iter()
-        .map(|t| RecommendationRequest::new(*t))
+        .map(|t| Valid::check(RecommendationRequest::new(*t), engine.catalog()).expect("valid"))
         .collect();
     let mut g = c.benchmark_group("recommend_real_model");
     g.sample_size(30);

@@ -35,7 +35,7 @@ use toolscout::catalog::Catalog;
 use toolscout::config::SearchConfig;
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{Engine, SearchMode, SearchRequest};
+use toolscout::engine::{Engine, SearchMode, SearchRequest, Valid};
 
 mod catalog;
 mod embedder;
@@ -47,11 +47,12 @@ const MAX_RESULTS: usize = 10;
 
 // ---- helpers ----------------------------------------------------------------------------
 
-fn hybrid_request(query: &str) -> SearchRequest {
+/// A hybrid search for `query`, checked against `engine`'s catalog as every request is.
+fn hybrid_request(query: &str, engine: &Engine) -> Valid<SearchRequest> {
     let mut req = SearchRequest::new(query);
     req.search_mode = Some(SearchMode::Hybrid);
     req.max_results = MAX_RESULTS;
-    req
+    Valid::check(req, engine.catalog()).expect("a valid request")
 }
 
 fn p50(times: &mut [Duration]) -> Duration {
@@ -123,7 +124,7 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
         for _ in 0..4 {
             for (stage, times) in stages.iter_mut().enumerate() {
                 for (i, q) in queries.iter().enumerate() {
-                    let req = hybrid_request(q);
+                    let req = hybrid_request(q, engine);
                     let v = &vectors[i];
                     let t = Instant::now();
                     match stage {
@@ -180,7 +181,7 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
 /// p50 and p90 of `Engine::search_fresh` over 3,000 requests rotating through `requests`: the
 /// figure the targets are stated in (criterion's estimate is a mean, which the occasional
 /// slow wake-up of the pool thread pulls up).
-fn rotating_p50(label: &str, engine: &Engine, requests: &[SearchRequest]) {
+fn rotating_p50(label: &str, engine: &Engine, requests: &[Valid<SearchRequest>]) {
     let mut times: Vec<Duration> = (0..3_000)
         .map(|i| {
             let t = Instant::now();
@@ -214,7 +215,7 @@ fn candidate_recall(label: &str, engine: &Engine) {
     exhaustive.prime_query_vectors(&QUERIES).expect("prime");
     let (mut found, mut total) = (0usize, 0usize);
     for q in QUERIES {
-        let req = hybrid_request(q);
+        let req = hybrid_request(q, engine);
         let ids = |e: &Engine| -> Vec<String> {
             let r = e.search_fresh(&req).expect("search");
             r.results.iter().map(|h| h.tool_id.clone()).collect()
@@ -310,7 +311,8 @@ fn synthetic(c: &mut Criterion) {
             candidate_recall(label, &engine);
         }
 
-        let requests: Vec<SearchRequest> = QUERIES.iter().map(|q| hybrid_request(q)).collect();
+        let requests: Vec<Valid<SearchRequest>> =
+            QUERIES.iter().map(|q| hybrid_request(q, &engine)).collect();
         rotating_p50(label, &engine, &requests);
         let mut g = c.benchmark_group("hybrid_excluding_embedding");
         g.sample_size(30);
@@ -362,7 +364,8 @@ fn real_model(c: &mut Criterion) {
     };
     let engine = Engine::build(catalog.clone(), Ok(embedder.clone()), uncached.clone())
         .expect("engine build");
-    let requests: Vec<SearchRequest> = QUERIES.iter().map(|q| hybrid_request(q)).collect();
+    let requests: Vec<Valid<SearchRequest>> =
+        QUERIES.iter().map(|q| hybrid_request(q, &engine)).collect();
     let mut g = c.benchmark_group("end_to_end_real_model");
     g.sample_size(30);
     g.measurement_time(Duration::from_secs(8));

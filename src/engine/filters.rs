@@ -110,6 +110,7 @@ mod tests {
     use super::*;
     use crate::catalog::Catalog;
     use crate::config::SearchConfig;
+    use crate::engine::Valid;
     use serde_json::json;
     use std::sync::{Arc, OnceLock};
 
@@ -128,8 +129,8 @@ mod tests {
         })
     }
 
-    fn request(body: serde_json::Value) -> SearchRequest {
-        SearchRequest::from_json(&body, engine().catalog()).unwrap()
+    fn request(body: serde_json::Value) -> Valid<SearchRequest> {
+        Valid::parse(&body, engine().catalog()).unwrap()
     }
 
     fn passing(req: &SearchRequest) -> Vec<&'static str> {
@@ -185,7 +186,7 @@ mod tests {
 
     #[test]
     fn a_wrong_type_is_a_violation_at_its_pointer() {
-        let err = SearchRequest::from_json(
+        let err = Valid::<SearchRequest>::parse(
             &json!({ "query": "a", "runnable_only": "yes" }),
             engine().catalog(),
         )

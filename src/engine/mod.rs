@@ -1,6 +1,8 @@
 //! The engine: the one API every transport calls (search now; recommend and compare build on
 //! it). It owns the current snapshot, the response cache and the query-embedding cache.
-//! Calls are synchronous and CPU-bound; async callers run them with `spawn_blocking`.
+//! Requests reach it only as `Valid` ones (`valid`: parsed once, checked against the schema
+//! and the catalog). Calls are synchronous and CPU-bound; async callers run them with
+//! `spawn_blocking`.
 
 mod compare;
 mod evidence;
@@ -13,6 +15,7 @@ mod search;
 mod stages;
 mod suggest;
 mod texts;
+mod valid;
 
 use texts::QueryTexts;
 
@@ -32,6 +35,7 @@ pub use response::{
     ConfidenceLevel, ParameterInfo, PerformanceInfo, ScoreDetails, SearchMetadata, SearchMode,
     SearchResponse, ToolSearchResult,
 };
+pub use valid::{Request, Valid};
 
 use crate::analysis::Affordances;
 use crate::catalog::Catalog;
@@ -190,7 +194,7 @@ impl Engine {
 
     /// `search`, counting whether the response cache answered. Transports call this; `search`
     /// itself stays uncounted so that evaluation and benchmarks do not skew the hit rate.
-    pub fn search_counted(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    pub fn search_counted(&self, req: &Valid<SearchRequest>) -> Result<SearchResponse> {
         let response = self.search(req)?;
         if self.config.cache_enabled {
             let counter = if response.metadata.cache_hit {
@@ -235,7 +239,7 @@ impl Engine {
     }
 
     /// Search without the response cache (the query-vector cache still applies).
-    pub fn search_fresh(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    pub fn search_fresh(&self, req: &Valid<SearchRequest>) -> Result<SearchResponse> {
         let start = std::time::Instant::now();
         let mut response = self.search_uncached(req)?;
         response.execution_time = start.elapsed().as_secs_f64();

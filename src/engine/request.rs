@@ -1,17 +1,17 @@
-//! Search requests: parsed once from JSON (schema first, then what needs the catalog) into a
-//! validated `SearchRequest` that inner code trusts. Every violation is reported at once,
-//! each with its JSON pointer.
+//! Search requests: their fields and defaults, and what validating one means beyond its
+//! schema (a query of words, a catalog category, an ordered complexity range). Parsing goes
+//! through `valid::Valid`, which every request kind shares.
 
 use super::response::SearchMode;
+use super::valid::{blank, trimmed, Request};
 use crate::catalog::{Catalog, PerformanceTier, ToolType};
-use crate::error::{Error, Result, Violation};
-use crate::schema::Schema;
+use crate::error::Violation;
+use crate::schema::Embedded;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub const SEARCH_REQUEST_SCHEMA: &str = crate::schema::Embedded::SearchRequest.text();
 
-/// A validated search request.
+/// A search request (seed 002 `SearchRequest`); the engine takes it as a `Valid` one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchRequest {
     pub query: String,
@@ -98,47 +98,22 @@ impl SearchRequest {
             exclude_categories: Vec::new(),
         }
     }
+}
 
-    /// Parses and validates a JSON body against the schema and the catalog.
-    pub fn from_json(body: &Value, catalog: &Catalog) -> Result<SearchRequest> {
-        let mut violations = schema().violations(body);
-        if !violations.is_empty() {
-            return Err(invalid(violations));
-        }
-        let blank = body
-            .get("query")
-            .and_then(Value::as_str)
-            .is_some_and(|q| q.trim().is_empty());
-        let mut req: SearchRequest = crate::schema::deserialize_accepted(body, "search request")?;
-        req.query = req.query.trim().to_string();
-        req.context = req
-            .context
-            .map(|c| c.trim().to_string())
-            .filter(|c| !c.is_empty());
-        if blank {
-            violations.push(Violation {
-                pointer: "/query".into(),
-                message: "expected words to search for, found only whitespace".into(),
-            });
-        }
-        violations.extend(req.check(catalog));
-        if violations.is_empty() {
-            Ok(req)
-        } else {
-            Err(invalid(violations))
-        }
+impl Request for SearchRequest {
+    const SCHEMA: Embedded = Embedded::SearchRequest;
+    const WHAT: &'static str = "search request";
+
+    fn normalise(&mut self, _catalog: &Catalog) {
+        self.query = self.query.trim().to_string();
+        self.context = trimmed(self.context.take());
     }
 
-    /// Checks a request built in code (CLI flags) the same way as a JSON body.
-    pub fn validated(self, catalog: &Catalog) -> Result<SearchRequest> {
-        let body = serde_json::to_value(&self).map_err(|e| Error::Internal(e.to_string()))?;
-        let body = strip_nulls(body);
-        SearchRequest::from_json(&body, catalog)
-    }
-
-    /// What the schema cannot check: the category exists, the complexity range is ordered.
-    fn check(&self, catalog: &Catalog) -> Vec<Violation> {
-        let mut out = Vec::new();
+    /// A query of only whitespace, an unknown category, a complexity range out of order.
+    fn violations(&self, catalog: &Catalog) -> Vec<Violation> {
+        let mut out: Vec<Violation> = blank(&self.query, "/query", "words to search for")
+            .into_iter()
+            .collect();
         if let Some(v) = self
             .category
             .as_deref()
@@ -159,29 +134,5 @@ impl SearchRequest {
             }
         }
         out
-    }
-}
-
-fn invalid(violations: Vec<Violation>) -> Error {
-    Error::Validation {
-        what: "search request".into(),
-        violations,
-    }
-}
-
-fn schema() -> &'static Schema {
-    crate::schema::Embedded::SearchRequest.compiled()
-}
-
-/// Drops null members recursively (serde writes `None` as null; the schema wants absence).
-pub(crate) fn strip_nulls(v: Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k, strip_nulls(v)))
-                .collect(),
-        ),
-        other => other,
     }
 }

@@ -8,6 +8,7 @@ use super::request::SearchRequest;
 use super::response::*;
 use super::retrieve::{MatchedTerms, Retrieved};
 use super::suggest::UnknownWord;
+use super::valid::Valid;
 use super::{Engine, QueryTexts, QueryVectors, SemanticStatus, ALGORITHM_VERSION};
 use crate::analysis::QueryAnalysis;
 use crate::error::{Error, Result};
@@ -85,8 +86,8 @@ struct Verdict<'u> {
 }
 
 impl Engine {
-    /// Answers a validated search request.
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    /// Answers a search request.
+    pub fn search(&self, req: &Valid<SearchRequest>) -> Result<SearchResponse> {
         let start = Instant::now();
         let key = format!(
             "{}|{}",
@@ -110,7 +111,7 @@ impl Engine {
         Ok(response)
     }
 
-    pub(super) fn search_uncached(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    pub(super) fn search_uncached(&self, req: &Valid<SearchRequest>) -> Result<SearchResponse> {
         self.search_with_vectors(req, None)
     }
 
@@ -119,7 +120,7 @@ impl Engine {
     /// once); texts missing from it are embedded here.
     pub(super) fn search_with_vectors(
         &self,
-        req: &SearchRequest,
+        req: &Valid<SearchRequest>,
         vectors: Option<&QueryVectors>,
     ) -> Result<SearchResponse> {
         let mut hints = Vec::new();

@@ -14,7 +14,7 @@ pub use tools::{read_tools, record_of_eval, EvalTool};
 use crate::catalog::{Catalog, ToolRecord};
 use crate::config::SearchConfig;
 use crate::embed::Embedder;
-use crate::engine::{Engine, SearchMode, SearchRequest};
+use crate::engine::{Engine, SearchMode, SearchRequest, Valid};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -109,11 +109,13 @@ pub fn run(engine: &Engine, queries: &[EvalQuery], mode: SearchMode) -> Result<M
         let texts: Vec<&str> = queries.iter().map(|q| q.query.as_str()).collect();
         engine.prime_query_vectors(&texts)?;
     }
+    // Queries go in as their datasets give them, some longer than callers may send (see
+    // `Valid::from_benchmark`).
     score(queries, Mode::Engine(mode), |q| {
         let mut req = SearchRequest::new(q.query.clone());
         req.search_mode = Some(mode);
         req.max_results = 10;
-        let response = engine.search_fresh(&req)?;
+        let response = engine.search_fresh(&Valid::from_benchmark(req))?;
         Ok(response.results.iter().map(|r| r.tool_id.clone()).collect())
     })
 }
@@ -216,7 +218,7 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         let mut req = SearchRequest::new(q.query.clone());
         req.search_mode = Some(SearchMode::Hybrid);
         req.max_results = 5;
-        let response = engine.search_fresh(&req)?;
+        let response = engine.search_fresh(&Valid::from_benchmark(req))?;
         let ids: Vec<&str> = response
             .results
             .iter()
@@ -228,6 +230,7 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
 
         let mut rq = crate::engine::RecommendationRequest::new(q.query.clone());
         rq.max_recommendations = 5;
+        let rq = Valid::from_benchmark(rq);
         let start = Instant::now();
         let rec = engine.recommend(&rq)?;
         recommend_secs += start.elapsed().as_secs_f64();

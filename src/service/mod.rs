@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::embed::{Embedder, ModelStatus};
 use crate::engine::{
     ComparisonRequest, ComparisonResponse, Engine, RecommendationRequest, RecommendationResponse,
-    SearchRequest, SearchResponse,
+    SearchRequest, SearchResponse, Valid,
 };
 use crate::error::{Error, Result};
 use crate::exec::{CallResult, Executor};
@@ -124,7 +124,7 @@ impl Service {
 
     /// Search (seed 002 `SearchRequest` as JSON, with `response_format` and `detail_level`).
     pub async fn search(&self, body: &Value) -> Result<Answer<SearchResponse>> {
-        let req = SearchRequest::from_json(body, self.catalog())?;
+        let req = Valid::<SearchRequest>::parse(body, self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine.clone();
         let response = off_runtime("search", move || engine.search_counted(&req)).await?;
@@ -136,7 +136,7 @@ impl Service {
 
     /// Recommend (seed 003 `RecommendationRequest` as JSON).
     pub async fn recommend(&self, body: &Value) -> Result<Answer<RecommendationResponse>> {
-        let req = RecommendationRequest::from_json(body, self.catalog())?;
+        let req = Valid::<RecommendationRequest>::parse(body, self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine.clone();
         let response = off_runtime("recommend", move || engine.recommend(&req)).await?;
@@ -151,7 +151,7 @@ impl Service {
         &self,
         body: &Value,
     ) -> Result<Answer<ComparisonResponse, ResponseFormat>> {
-        let req = ComparisonRequest::from_json(body, self.catalog())?;
+        let req = Valid::<ComparisonRequest>::parse(body, self.catalog())?;
         let presentation = compare_response_format(body)?;
         let engine = self.engine.clone();
         let response = off_runtime("compare", move || engine.compare(&req)).await?;

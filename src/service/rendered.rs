@@ -4,7 +4,7 @@
 //! `timestamp` when it was computed, as an HTTP cache keeps a response's `Date`).
 
 use super::{off_runtime, Service};
-use crate::engine::{SearchRequest, SearchResponse};
+use crate::engine::{SearchRequest, SearchResponse, Valid};
 use crate::error::{Error, Result};
 use crate::format::{render_search, Presentation, Rendered};
 use bytes::Bytes;
@@ -53,7 +53,7 @@ impl Service {
     /// Search, rendered as the request asks (`response_format`, `detail_level`): the same
     /// answer as [`Service::search`] renders to, from the rendered cache when it holds it.
     pub async fn search_rendered(&self, body: &Value) -> Result<Arc<Rendition>> {
-        let req = SearchRequest::from_json(body, self.catalog())?;
+        let req = Valid::<SearchRequest>::parse(body, self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let key = serde_json::to_string(&(self.catalog().version(), &req, presentation))
             .map_err(|e| Error::Internal(e.to_string()))?;

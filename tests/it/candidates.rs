@@ -14,7 +14,7 @@ use std::sync::Arc;
 use toolscout::catalog::Catalog;
 use toolscout::config::SearchConfig;
 use toolscout::embed::Embedder;
-use toolscout::engine::{Engine, SearchMode, SearchRequest};
+use toolscout::engine::{Engine, SearchMode, SearchRequest, Valid};
 
 /// An engine over the synthetic 1,000-tool catalog with the bench's fake embedder.
 fn synthetic_engine() -> Engine {
@@ -41,6 +41,7 @@ fn the_candidate_path_returns_the_exhaustive_top_ten() {
     for q in synthetic::QUERIES {
         let mut req = SearchRequest::new(q);
         req.search_mode = Some(SearchMode::Hybrid);
+        let req = Valid::check(req, engine.catalog()).unwrap();
         let ids = |e: &Engine| -> Vec<String> {
             let r = e.search_fresh(&req).unwrap();
             r.results.iter().map(|h| h.tool_id.clone()).collect()
@@ -75,6 +76,7 @@ fn a_search_from_a_pool_thread_answers_the_same() {
         ] {
             let mut req = SearchRequest::new(q);
             req.search_mode = Some(mode);
+            let req = Valid::check(req, engine.catalog()).unwrap();
             let here = engine.search_fresh(&req).unwrap();
             let there = pool.install(|| engine.search_fresh(&req).unwrap());
             let json =

@@ -9,7 +9,9 @@ use toolscout::catalog::Catalog;
 use toolscout::config::SearchConfig;
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{ConfidenceLevel, Engine, SearchMode, SearchRequest, SearchResponse};
+use toolscout::engine::{
+    ConfidenceLevel, Engine, SearchMode, SearchRequest, SearchResponse, Valid,
+};
 use toolscout::Error;
 
 fn catalog() -> Arc<Catalog> {
@@ -52,7 +54,7 @@ fn keyword_only_engine() -> &'static Engine {
 }
 
 pub(crate) fn search(body: Value) -> SearchResponse {
-    let req = SearchRequest::from_json(&body, engine().catalog()).expect("valid request");
+    let req = Valid::<SearchRequest>::parse(&body, engine().catalog()).expect("valid request");
     engine().search(&req).expect("search succeeds")
 }
 
@@ -61,7 +63,7 @@ pub(crate) fn ids(r: &SearchResponse) -> Vec<&str> {
 }
 
 fn violations(body: Value) -> Vec<(String, String)> {
-    match SearchRequest::from_json(&body, engine().catalog()) {
+    match Valid::<SearchRequest>::parse(&body, engine().catalog()) {
         Err(Error::Validation { violations, .. }) => violations
             .into_iter()
             .map(|v| (v.pointer, v.message))
@@ -282,8 +284,9 @@ fn context_shifts_the_ranking() {
 #[test]
 fn without_a_model_search_falls_back_to_keywords_and_says_so() {
     let e = keyword_only_engine();
-    let req = SearchRequest::from_json(&json!({ "query": "search code for a regex" }), e.catalog())
-        .unwrap();
+    let req =
+        Valid::<SearchRequest>::parse(&json!({ "query": "search code for a regex" }), e.catalog())
+            .unwrap();
     let r = e.search(&req).unwrap();
     assert_eq!(r.metadata.search_mode_used, SearchMode::Keyword);
     assert!(
@@ -297,7 +300,7 @@ fn without_a_model_search_falls_back_to_keywords_and_says_so() {
     assert!(!r.results.is_empty());
     assert!(r.results.iter().all(|h| h.score_details.cosine.is_none()));
 
-    let req = SearchRequest::from_json(
+    let req = Valid::<SearchRequest>::parse(
         &json!({ "query": "x", "search_mode": "semantic" }),
         e.catalog(),
     )

@@ -1,7 +1,7 @@
 //! `Engine::compare`: evidence-based comparison of 2 to 10 catalog tools. This file owns the
 //! pipeline; each step lives beside it:
 //!
-//! - `request`: the validated `ComparisonRequest` (schema, then the catalog);
+//! - `request`: the `ComparisonRequest` and what makes one valid beyond its schema;
 //! - `dimensions`: the six dimension scores, pure functions of catalog evidence;
 //! - `weights`: context-derived criteria weights, `overall_score`, ranking order;
 //! - `relevance`: fit of each tool to `comparison_context` through the search indexes;
@@ -28,9 +28,10 @@ pub use response::{
     ToolComparison, ToolComparisonResult, TradeOff,
 };
 
+use super::valid::Valid;
 use super::Engine;
 use crate::catalog::ToolRecord;
-use crate::error::{Error, Result, Violation};
+use crate::error::{Error, Result};
 use dimensions::{Facts, SetStats};
 use guidance::Preference;
 use relevance::ContextFit;
@@ -101,7 +102,7 @@ impl Set<'_> {
 impl Engine {
     /// Compares the request's tools: dimension scores, overall score, ranking, and as much
     /// explanation as `detail_level` asks for.
-    pub fn compare(&self, req: &ComparisonRequest) -> Result<ComparisonResponse> {
+    pub fn compare(&self, req: &Valid<ComparisonRequest>) -> Result<ComparisonResponse> {
         let start = Instant::now();
         let (records, ordinals) = self.compared(req)?;
         let context = req.comparison_context.as_deref();
@@ -149,19 +150,10 @@ impl Engine {
         })
     }
 
-    /// The request's tools from the catalog and their ordinals; an error when there are
-    /// not 2 to 10 or one is not in the catalog.
+    /// The request's tools from the catalog and their ordinals; an error when one is not in
+    /// this engine's catalog (a request validated against another one).
     fn compared(&self, req: &ComparisonRequest) -> Result<(Vec<&ToolRecord>, Vec<u32>)> {
         let catalog = self.catalog();
-        if !(2..=10).contains(&req.tool_ids.len()) {
-            return Err(Error::Validation {
-                what: "comparison request".into(),
-                violations: vec![Violation {
-                    pointer: "/tool_ids".into(),
-                    message: format!("expected 2 to 10 tools, found {}", req.tool_ids.len()),
-                }],
-            });
-        }
         let records: Vec<&ToolRecord> = req
             .tool_ids
             .iter()
@@ -349,7 +341,7 @@ pub(crate) mod tests {
     }
 
     fn compare(body: serde_json::Value) -> ComparisonResponse {
-        let req = ComparisonRequest::from_json(&body, engine().catalog()).unwrap();
+        let req = Valid::parse(&body, engine().catalog()).unwrap();
         engine().compare(&req).unwrap()
     }
 
@@ -454,20 +446,20 @@ pub(crate) mod tests {
 
     #[test]
     fn code_built_requests_are_checked() {
-        let mut req = ComparisonRequest::from_json(
-            &json!({"tool_ids": ["ripgrep", "git_grep"]}),
-            engine().catalog(),
-        )
-        .unwrap();
-        req.tool_ids.push("nope".into());
-        assert!(matches!(
-            engine().compare(&req),
-            Err(Error::ToolNotFound { .. })
-        ));
-        req.tool_ids.truncate(1);
-        assert!(matches!(
-            engine().compare(&req),
-            Err(Error::Validation { .. })
-        ));
+        let check = |ids: &[&str], catalog: &Catalog| {
+            Valid::check(ComparisonRequest::new(ids.iter().copied()), catalog)
+        };
+        let e = engine();
+        let unknown = check(&["ripgrep", "nope"], e.catalog());
+        assert!(matches!(unknown, Err(Error::Validation { .. })));
+        let alone = check(&["ripgrep"], e.catalog());
+        assert!(matches!(alone, Err(Error::Validation { .. })));
+        // Valid against another catalog is not enough: the engine finds each tool in its own.
+        let mut tools = e.catalog().tools()[..2].to_vec();
+        tools[1].tool_id = "elsewhere".into();
+        let id = tools[0].tool_id.clone();
+        let other = Catalog::from_tools("other".into(), tools);
+        let req = check(&[id.as_str(), "elsewhere"], &other).unwrap();
+        assert!(matches!(e.compare(&req), Err(Error::ToolNotFound { .. })));
     }
 }

@@ -1,11 +1,13 @@
-//! Comparison requests: parsed once from JSON (schema `schemas/compare.request.json` first,
-//! then the catalog) into a validated `ComparisonRequest` whose tool ids are real catalog ids.
-//! Every violation comes back at once: all unknown tools, each at its own `/tool_ids/N` with
-//! close names, alongside any schema violations, so a caller fixes the request in one go.
+//! Comparison requests: their fields and defaults, and what validating one means beyond its
+//! schema (`schemas/compare.request.json`): every tool id names a catalog tool, once. Parsed
+//! through `engine::valid::Valid`, every violation comes back at once: all unknown tools, each
+//! at its own `/tool_ids/N` with close names, alongside any schema violations, so a caller
+//! fixes the request in one go.
 
 use crate::catalog::Catalog;
-use crate::error::{Error, Result, Violation};
-use crate::schema::Schema;
+use crate::engine::valid::{trimmed, Request};
+use crate::error::Violation;
+use crate::schema::Embedded;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -76,33 +78,32 @@ impl ComparisonDetail {
     }
 }
 
-/// A validated comparison request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A comparison request (seed 002 `ComparisonRequest`). The engine takes it as a `Valid`
+/// one, whose tool ids are catalog ids and whose criteria are in canonical order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonRequest {
-    /// Catalog ids in the order given; names, aliases and execution names already resolved.
+    /// The tools in the order given: catalog ids, names, aliases or execution names; catalog
+    /// ids once valid.
     pub tool_ids: Vec<String>,
-    /// The requested criteria in canonical order (all six when the request names none).
+    /// The criteria to compare on (all six when the request names none); in canonical order
+    /// once valid.
+    #[serde(default = "all_criteria")]
     pub comparison_criteria: Vec<Criterion>,
+    #[serde(default = "yes")]
     pub include_decision_guidance: bool,
-    /// Trimmed; `None` when absent or blank.
+    /// Trimmed once valid; `None` when absent or blank.
+    #[serde(default)]
     pub comparison_context: Option<String>,
+    #[serde(default)]
     pub detail_level: ComparisonDetail,
-    /// Each input that was not already a catalog id, with the id it named.
+    /// Each input that was not already a catalog id, with the id it named: worked out when
+    /// the request is validated, never part of a body.
+    #[serde(skip)]
     pub resolved_names: Vec<(String, String)>,
 }
 
-/// The body as the schema accepted it, before ids are resolved.
-#[derive(Deserialize)]
-struct Raw {
-    tool_ids: Vec<String>,
-    #[serde(default)]
-    comparison_criteria: Option<Vec<Criterion>>,
-    #[serde(default = "yes")]
-    include_decision_guidance: bool,
-    #[serde(default)]
-    comparison_context: Option<String>,
-    #[serde(default)]
-    detail_level: ComparisonDetail,
+fn all_criteria() -> Vec<Criterion> {
+    Criterion::ALL.to_vec()
 }
 
 fn yes() -> bool {
@@ -110,55 +111,67 @@ fn yes() -> bool {
 }
 
 impl ComparisonRequest {
-    /// Parses and validates a JSON body against the schema and the catalog.
-    pub fn from_json(body: &Value, catalog: &Catalog) -> Result<ComparisonRequest> {
-        let mut violations = schema().violations(body);
-        // Ids are resolved even when the schema found problems elsewhere: a caller with two
-        // unknown ids and a misspelt criterion learns about all three at once.
-        let (resolved, id_violations) = resolve_ids(body, catalog, &violations);
-        violations.extend(id_violations);
-        if !violations.is_empty() {
-            violations.sort_by(|a, b| a.pointer.cmp(&b.pointer));
-            return Err(invalid(violations));
+    /// A request with defaults, for code and tests.
+    pub fn new<S: Into<String>>(tool_ids: impl IntoIterator<Item = S>) -> ComparisonRequest {
+        ComparisonRequest {
+            tool_ids: tool_ids.into_iter().map(Into::into).collect(),
+            comparison_criteria: all_criteria(),
+            include_decision_guidance: true,
+            comparison_context: None,
+            detail_level: ComparisonDetail::default(),
+            resolved_names: Vec::new(),
         }
-        let raw: Raw = crate::schema::deserialize_accepted(body, "comparison request")?;
-        let mut criteria = raw
-            .comparison_criteria
-            .unwrap_or_else(|| Criterion::ALL.to_vec());
-        criteria.sort();
-        criteria.dedup();
-        let resolved_names = raw
-            .tool_ids
-            .iter()
-            .zip(&resolved)
-            .filter(|(given, id)| given != id)
-            .map(|(given, id)| (given.clone(), id.clone()))
-            .collect();
-        Ok(ComparisonRequest {
-            tool_ids: resolved,
-            comparison_criteria: criteria,
-            include_decision_guidance: raw.include_decision_guidance,
-            comparison_context: raw
-                .comparison_context
-                .map(|c| c.trim().to_string())
-                .filter(|c| !c.is_empty()),
-            detail_level: raw.detail_level,
-            resolved_names,
-        })
     }
 }
 
-/// Resolves every string of `tool_ids` the schema did not already reject: the catalog ids
-/// found, and a violation per unknown name (with close ids) or per repeated tool.
-fn resolve_ids(
+impl Request for ComparisonRequest {
+    const SCHEMA: Embedded = Embedded::CompareRequest;
+    const WHAT: &'static str = "comparison request";
+
+    /// Ids are resolved even when the schema found problems elsewhere: a caller with two
+    /// unknown ids and a misspelt criterion learns about all three at once, in pointer order.
+    fn check_body(body: &Value, catalog: &Catalog, violations: &mut Vec<Violation>) {
+        let unknown = id_violations(body, catalog, violations);
+        violations.extend(unknown);
+        violations.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+    }
+
+    /// Names to catalog ids (remembering which were not ids), criteria in canonical order,
+    /// the context trimmed.
+    fn normalise(&mut self, catalog: &Catalog) {
+        self.resolved_names.clear();
+        for given in &mut self.tool_ids {
+            // `check_body` has found every id; a name it could not find stays as given.
+            let Some(tool) = catalog.find(given) else {
+                continue;
+            };
+            if tool.tool_id != *given {
+                let id = tool.tool_id.clone();
+                self.resolved_names
+                    .push((std::mem::replace(given, id.clone()), id));
+            }
+        }
+        self.comparison_criteria.sort();
+        self.comparison_criteria.dedup();
+        self.comparison_context = trimmed(self.comparison_context.take());
+    }
+
+    /// None left: `check_body` checked the ids, the only thing the catalog decides.
+    fn violations(&self, _catalog: &Catalog) -> Vec<Violation> {
+        Vec::new()
+    }
+}
+
+/// A violation per string of `tool_ids` the schema did not already reject that names no
+/// catalog tool (with close ids) or a tool listed before.
+fn id_violations(
     body: &Value,
     catalog: &Catalog,
     schema_violations: &[Violation],
-) -> (Vec<String>, Vec<Violation>) {
-    let mut ids: Vec<String> = Vec::new();
+) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(items) = body.get("tool_ids").and_then(Value::as_array) else {
-        return (ids, out);
+        return out;
     };
     let mut first_at: Vec<(String, usize)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -178,9 +191,8 @@ fn resolve_ids(
                         ),
                     });
                 } else {
-                    first_at.push((id.clone(), i));
+                    first_at.push((id, i));
                 }
-                ids.push(id);
             }
             None => {
                 let close = catalog.suggest_ids(name);
@@ -194,28 +206,23 @@ fn resolve_ids(
             }
         }
     }
-    (ids, out)
-}
-
-fn invalid(violations: Vec<Violation>) -> Error {
-    Error::Validation {
-        what: "comparison request".into(),
-        violations,
-    }
-}
-
-fn schema() -> &'static Schema {
-    crate::schema::Embedded::CompareRequest.compiled()
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::compare::tests::catalog;
+    use crate::engine::Valid;
+    use crate::error::Error;
     use serde_json::json;
 
+    fn parse(body: Value) -> crate::Result<Valid<ComparisonRequest>> {
+        Valid::parse(&body, &catalog())
+    }
+
     fn violations(body: Value) -> Vec<(String, String)> {
-        match ComparisonRequest::from_json(&body, &catalog()) {
+        match parse(body.clone()) {
             Err(Error::Validation { violations, .. }) => violations
                 .into_iter()
                 .map(|v| (v.pointer, v.message))
@@ -226,9 +233,8 @@ mod tests {
 
     #[test]
     fn defaults_and_name_resolution() {
-        let r = ComparisonRequest::from_json(
-            &json!({"tool_ids": ["localSearchCode", "rg", "git_grep"], "comparison_context": "  "}),
-            &catalog(),
+        let r = parse(
+            json!({"tool_ids": ["localSearchCode", "rg", "git_grep"], "comparison_context": "  "}),
         )
         .unwrap();
         assert_eq!(r.tool_ids, ["local_search_code", "ripgrep", "git_grep"]);
@@ -250,9 +256,8 @@ mod tests {
 
     #[test]
     fn criteria_come_back_in_canonical_order() {
-        let r = ComparisonRequest::from_json(
-            &json!({"tool_ids": ["ripgrep", "git_grep"], "comparison_criteria": ["reliability", "functionality"]}),
-            &catalog(),
+        let r = parse(
+            json!({"tool_ids": ["ripgrep", "git_grep"], "comparison_criteria": ["reliability", "functionality"]}),
         )
         .unwrap();
         assert_eq!(

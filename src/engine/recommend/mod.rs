@@ -26,6 +26,7 @@ pub use response::{
     TaskComplexity, ToolRecommendation, WorkflowStep,
 };
 
+use super::valid::Valid;
 use super::{Engine, SearchRequest, SearchResponse, ToolSearchResult, ALGORITHM_VERSION};
 use crate::error::Result;
 use std::collections::BTreeMap;
@@ -63,8 +64,8 @@ struct Candidate {
 }
 
 impl Engine {
-    /// Answers a validated recommendation request.
-    pub fn recommend(&self, req: &RecommendationRequest) -> Result<RecommendationResponse> {
+    /// Answers a recommendation request.
+    pub fn recommend(&self, req: &Valid<RecommendationRequest>) -> Result<RecommendationResponse> {
         let start = Instant::now();
         let steps = task::steps(&req.task_description);
         let retrievals = self.retrievals(req, &steps)?;
@@ -132,7 +133,9 @@ impl Engine {
             };
             search.exclude_categories = req.user_preferences.avoid_categories.clone();
             search.runnable_only = req.runnable_only;
-            let response = self.search_with_vectors(&search, Some(&vectors))?;
+            // Built from the validated request: its texts clipped to the search limits, its
+            // avoided categories checked against the catalog.
+            let response = self.search_with_vectors(&Valid::derived(search), Some(&vectors))?;
             retrievals.push(Retrieval {
                 kind,
                 text,

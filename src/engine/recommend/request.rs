@@ -1,12 +1,12 @@
-//! Recommendation requests: parsed once from JSON (schema first, then the catalog's
-//! categories) into a validated `RecommendationRequest`; every violation at once, each with
-//! its JSON pointer, as for search.
+//! Recommendation requests: their fields and defaults, and what validating one means beyond
+//! its schema (a task in words, catalog categories, no category both preferred and avoided).
+//! Parsing goes through `engine::valid::Valid`, as for search.
 
 use crate::catalog::Catalog;
-use crate::error::{Error, Result, Violation};
-use crate::schema::Schema;
+use crate::engine::valid::{blank, trimmed, Request};
+use crate::error::Violation;
+use crate::schema::Embedded;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub const RECOMMEND_REQUEST_SCHEMA: &str = crate::schema::Embedded::RecommendRequest.text();
 
@@ -42,7 +42,7 @@ pub struct UserPreferences {
     pub reliability_priority: Option<f64>,
 }
 
-/// A validated seed 002 `RecommendationRequest`.
+/// A seed 002 `RecommendationRequest`; the engine takes it as a `Valid` one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecommendationRequest {
     pub task_description: String,
@@ -90,39 +90,39 @@ impl RecommendationRequest {
             runnable_only: false,
         }
     }
+}
 
-    /// Parses and validates a JSON body against the schema and the catalog.
-    pub fn from_json(body: &Value, catalog: &Catalog) -> Result<RecommendationRequest> {
-        let mut violations = schema().violations(body);
-        if !violations.is_empty() {
-            return Err(invalid(violations));
-        }
-        let mut req: RecommendationRequest =
-            crate::schema::deserialize_accepted(body, "recommendation request")?;
-        req.task_description = req.task_description.trim().to_string();
-        req.context = req
-            .context
-            .map(|c| c.trim().to_string())
-            .filter(|c| !c.is_empty());
-        if req.task_description.is_empty() {
-            violations.push(Violation {
-                pointer: "/task_description".into(),
-                message: "expected a task in words, found only whitespace".into(),
-            });
-        }
-        let prefs = &req.user_preferences;
+impl Request for RecommendationRequest {
+    const SCHEMA: Embedded = Embedded::RecommendRequest;
+    const WHAT: &'static str = "recommendation request";
+
+    fn normalise(&mut self, _catalog: &Catalog) {
+        self.task_description = self.task_description.trim().to_string();
+        self.context = trimmed(self.context.take());
+    }
+
+    /// A task of only whitespace, unknown categories, a category both preferred and avoided.
+    fn violations(&self, catalog: &Catalog) -> Vec<Violation> {
+        let mut out: Vec<Violation> = blank(
+            &self.task_description,
+            "/task_description",
+            "a task in words",
+        )
+        .into_iter()
+        .collect();
+        let prefs = &self.user_preferences;
         for (key, list) in [
             ("preferred_categories", &prefs.preferred_categories),
             ("avoid_categories", &prefs.avoid_categories),
         ] {
             for (i, c) in list.iter().enumerate() {
                 let pointer = format!("/user_preferences/{key}/{i}");
-                violations.extend(catalog.check_category(c, &pointer));
+                out.extend(catalog.check_category(c, &pointer));
             }
         }
         for (i, c) in prefs.preferred_categories.iter().enumerate() {
             if prefs.avoid_categories.contains(c) {
-                violations.push(Violation {
+                out.push(Violation {
                     pointer: format!("/user_preferences/preferred_categories/{i}"),
                     message: format!(
                         "expected a category not also in avoid_categories, found \"{c}\" in both"
@@ -130,27 +130,6 @@ impl RecommendationRequest {
                 });
             }
         }
-        if violations.is_empty() {
-            Ok(req)
-        } else {
-            Err(invalid(violations))
-        }
+        out
     }
-
-    /// Checks a request built in code (CLI flags) the same way as a JSON body.
-    pub fn validated(self, catalog: &Catalog) -> Result<RecommendationRequest> {
-        let body = serde_json::to_value(&self).map_err(|e| Error::Internal(e.to_string()))?;
-        RecommendationRequest::from_json(&crate::engine::request::strip_nulls(body), catalog)
-    }
-}
-
-fn invalid(violations: Vec<Violation>) -> Error {
-    Error::Validation {
-        what: "recommendation request".into(),
-        violations,
-    }
-}
-
-fn schema() -> &'static Schema {
-    crate::schema::Embedded::RecommendRequest.compiled()
 }

@@ -2,18 +2,22 @@
 //! `kill_on_drop`, a writer task owning its stdin, a reader task routing its messages
 //! (`rpc`), a third task draining stderr (keeping the last lines to explain a failed start)
 //! so the pipe never fills; the `initialize` handshake (with `rootUri` and
-//! `workspaceFolders`), document sync, and a wait for announced loading work before
-//! answers are trusted. Dropping the client asks the server to shut down and exit, then
-//! kills it.
+//! `workspaceFolders`), document sync, and waits for the server to load its project before
+//! answers are trusted: announced loading work is waited out before a query, and an answer
+//! that came before the server showed it had its project is asked for again once it has.
+//! Dropping the client asks the server to shut down and exit, then kills it.
 
 use super::registry::Launch;
-use super::rpc::{drain, lock, read_loop, write_loop, RpcError, Shared, REQUEST_TIMEOUT};
+use super::rpc::{
+    drain, lock, read_loop, write_loop, Readiness, RpcError, Shared, REQUEST_TIMEOUT,
+};
 use super::text::uri_from_path;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::process::{Child, Command};
@@ -36,6 +40,10 @@ pub(crate) struct Client {
     stderr_done: watch::Receiver<bool>,
     /// Set once the first query has given the server its chance to announce loading.
     warmed: OnceCell<()>,
+    /// Set when the server showed no sign of loading for `SETTLE_LIMIT` after an answer that
+    /// waited for one: it is taken to be a server that never shows any, and its answers are
+    /// taken as they come.
+    quiet: AtomicBool,
     child: Mutex<Option<Child>>,
     name: String,
     capabilities: Value,
@@ -83,6 +91,7 @@ impl Client {
             stderr: tail,
             stderr_done,
             warmed: OnceCell::new(),
+            quiet: AtomicBool::new(false),
             child: Mutex::new(Some(child)),
             name: launch.name(),
             capabilities: Value::Null,
@@ -148,20 +157,65 @@ impl Client {
     /// Waits until the server has finished the work it announced (typescript-language-server
     /// loading the project, rust-analyzer indexing): answers given before are partial, e.g.
     /// references from the open file only. The first call also waits briefly for such an
-    /// announcement to begin. `false` when the work was still going on at the limit.
+    /// announcement, or diagnostics, to come. `false` when the work was still going on at the
+    /// limit.
     pub(crate) async fn settle(&self) -> bool {
-        let mut state = self.shared.progress_state.subscribe();
+        let mut state = self.shared.readiness.subscribe();
         self.warmed
             .get_or_init(|| async {
-                let mut begun = self.shared.progress_state.subscribe();
-                let _ =
-                    tokio::time::timeout(FIRST_PROGRESS_WAIT, begun.wait_for(|(_, begun)| *begun))
-                        .await;
+                let mut shown = self.shared.readiness.subscribe();
+                let sign = |r: &Readiness| r.begun || r.diagnosed;
+                let _ = tokio::time::timeout(FIRST_PROGRESS_WAIT, shown.wait_for(sign)).await;
             })
             .await;
-        let settled =
-            tokio::time::timeout(SETTLE_LIMIT, state.wait_for(|(active, _)| *active == 0)).await;
+        let settled = tokio::time::timeout(SETTLE_LIMIT, state.wait_for(|r| r.active == 0)).await;
         settled.is_ok_and(|r| r.is_ok())
+    }
+
+    /// A request about one document (`textDocument.uri`, or a call hierarchy `item.uri`).
+    /// An answer given before the server showed that it has its project, naming nothing
+    /// outside that document, may come from a partial view: typescript-language-server
+    /// answers from a syntax-only server while the project loads, so a definition lands on
+    /// the import line instead of the other file. Such a query is asked once more when the
+    /// server has shown readiness (`wait_ready`). A restarted server on a busy machine,
+    /// whose loading announcement came after `settle` stopped waiting for it, thus gives the
+    /// answer a warm one would.
+    pub(crate) async fn query(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let answer = self.request(method, params.clone()).await?;
+        let asked = params
+            .pointer("/textDocument/uri")
+            .or_else(|| params.pointer("/item/uri"))
+            .and_then(Value::as_str);
+        let Some(asked) = asked else {
+            return Ok(answer);
+        };
+        let ready = self.shared.readiness.borrow().ready();
+        if ready || self.quiet.load(Ordering::Relaxed) || names_other_documents(&answer, asked) {
+            return Ok(answer);
+        }
+        if self.wait_ready().await {
+            return self.request(method, params).await;
+        }
+        Ok(answer)
+    }
+
+    /// Waits for the server to show that it has its project: a sign of loading (progress
+    /// begun, diagnostics), then the end of announced work, each for up to `SETTLE_LIMIT`.
+    /// Both are measured from now, not from the start: on a loaded machine the sign can come
+    /// long after the server started. A server that shows no sign at all is marked quiet, so
+    /// it costs that wait once.
+    async fn wait_ready(&self) -> bool {
+        let mut state = self.shared.readiness.subscribe();
+        let sign = tokio::time::timeout(SETTLE_LIMIT, state.wait_for(|r| r.begun || r.diagnosed))
+            .await
+            .is_ok_and(|r| r.is_ok());
+        if !sign {
+            self.quiet.store(true, Ordering::Relaxed);
+            return false;
+        }
+        tokio::time::timeout(SETTLE_LIMIT, state.wait_for(Readiness::ready))
+            .await
+            .is_ok_and(|r| r.is_ok())
     }
 
     /// Makes the server see `text` as the content of `path`: opened the first time, replaced
@@ -236,6 +290,19 @@ impl Drop for Client {
     }
 }
 
+/// Whether `answer` names a document other than `asked` (a `uri` or `targetUri` anywhere in
+/// it, as in locations, location links and call hierarchy items).
+fn names_other_documents(answer: &Value, asked: &str) -> bool {
+    match answer {
+        Value::Array(items) => items.iter().any(|v| names_other_documents(v, asked)),
+        Value::Object(map) => map.iter().any(|(key, v)| match v {
+            Value::String(uri) => (key == "uri" || key == "targetUri") && uri != asked,
+            _ => names_other_documents(v, asked),
+        }),
+        _ => false,
+    }
+}
+
 fn initialize_params(root: &Path, folders: Value) -> Value {
     json!({
         "processId": std::process::id(),
@@ -263,6 +330,21 @@ fn initialize_params(root: &Path, folders: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_naming_only_the_asked_document_are_told_apart() {
+        let asked = "file:///w/src/cli.ts";
+        let link = |uri: &str| json!([{"targetUri": uri, "targetRange": {}}]);
+        assert!(!names_other_documents(&link(asked), asked));
+        assert!(names_other_documents(
+            &link("file:///w/src/score.ts"),
+            asked
+        ));
+        assert!(!names_other_documents(&Value::Null, asked));
+        assert!(!names_other_documents(&json!([]), asked));
+        let calls = json!([{"from": {"name": "main", "uri": "file:///w/src/main.ts"}}]);
+        assert!(names_other_documents(&calls, asked));
+    }
 
     #[tokio::test]
     async fn a_missing_program_fails_to_spawn() {

@@ -326,14 +326,15 @@ pub(crate) async fn connect(ctx: &Context, target: &Target) -> Result<Answerer, 
     }
 }
 
-/// Sends one request. `Ok(Err(hint))` when the server answered with an error a text search can
-/// stand in for.
+/// Sends one query (asked again when the first answer came from a server still loading its
+/// project: [`Client::query`]). `Ok(Err(hint))` when the server answered with an error a text
+/// search can stand in for.
 pub(crate) async fn ask(
     client: &Client,
     method: &str,
     params: Value,
 ) -> Result<Result<Value, String>, QueryError> {
-    match client.request(method, params).await {
+    match client.query(method, params).await {
         Ok(value) => Ok(Ok(value)),
         Err(e) => match rpc_failure(client, &e) {
             Some(error) => Err(error),

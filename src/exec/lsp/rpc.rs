@@ -1,8 +1,9 @@
 //! The JSON-RPC 2.0 transport under `client`: `Content-Length` framing, request ids, replies
 //! routed to the request waiting for them (oneshot channels), requests from the server
 //! answered so it never stalls on us (`workspace/configuration`, `client/registerCapability`,
-//! `window/workDoneProgress/create`), work-done progress followed, and every request bounded
-//! by a time limit. The loops here run as tasks over the child's pipes.
+//! `window/workDoneProgress/create`), work-done progress and published diagnostics followed
+//! (the signs that a server has loaded its project), and every request bounded by a time
+//! limit. The loops here run as tasks over the child's pipes.
 
 use super::framing::{self, read_message};
 use serde_json::{json, Value};
@@ -78,6 +79,27 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 type Reply = oneshot::Sender<Result<Value, RpcError>>;
 
+/// What a server has shown of its loading, for the queries that wait on it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Readiness {
+    /// Work-done progress tokens begun and not ended.
+    pub(crate) active: usize,
+    /// Whether any progress ever began.
+    pub(crate) begun: bool,
+    /// Whether the server published diagnostics: it analysed an open document, which it does
+    /// with its project loaded (typescript-language-server sends them from the project's
+    /// server, not from the syntax-only one that answers while the project loads).
+    pub(crate) diagnosed: bool,
+}
+
+impl Readiness {
+    /// Whether the server has shown that it has its project: announced work ended, or
+    /// diagnostics published. Until then, answers may come from a partial view.
+    pub(crate) fn ready(&self) -> bool {
+        self.diagnosed || (self.begun && self.active == 0)
+    }
+}
+
 /// What the client, its reader task and its shutdown share.
 pub(crate) struct Shared {
     outgoing: mpsc::UnboundedSender<Vec<u8>>,
@@ -87,8 +109,8 @@ pub(crate) struct Shared {
     pub(crate) closed: Mutex<Option<String>>,
     /// Work-done progress tokens the server has begun and not ended.
     progress: Mutex<HashSet<String>>,
-    /// (tokens in progress, whether any progress ever began), for waiters.
-    pub(crate) progress_state: watch::Sender<(usize, bool)>,
+    /// What the server has shown of its loading, for waiters.
+    pub(crate) readiness: watch::Sender<Readiness>,
 }
 
 /// Removes a request's reply slot however the request ends (answered, timed out, cancelled).
@@ -112,7 +134,7 @@ impl Shared {
             next_id: AtomicU64::new(1),
             closed: Mutex::new(None),
             progress: Mutex::new(HashSet::new()),
-            progress_state: watch::Sender::new((0, false)),
+            readiness: watch::Sender::new(Readiness::default()),
         }
     }
 
@@ -190,8 +212,10 @@ impl Shared {
             _ => return,
         }
         let count = active.len();
-        self.progress_state
-            .send_modify(|state| *state = (count, state.1 || kind == Some("begin")));
+        self.readiness.send_modify(|r| {
+            r.active = count;
+            r.begun |= kind == Some("begin");
+        });
     }
 
     fn close(&self, why: String) {
@@ -258,7 +282,8 @@ pub(crate) async fn drain(stderr: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeq
 }
 
 /// Routes one message from the server: a response to its waiting request, a server request
-/// to its answer; notifications (diagnostics, logs, progress) are not needed and dropped.
+/// to its answer; of the notifications only progress and the arrival of diagnostics matter
+/// (what they say does not), the rest (logs, telemetry) is dropped.
 fn route(shared: &Shared, message: Value, folders: &Value) {
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|id| !id.is_null());
@@ -290,6 +315,11 @@ fn route(shared: &Shared, message: Value, folders: &Value) {
             let _ = waiting.send(outcome);
         }
         (Some("$/progress"), None) => shared.progress(message.get("params")),
+        (Some("textDocument/publishDiagnostics"), None) => {
+            shared
+                .readiness
+                .send_if_modified(|r| !std::mem::replace(&mut r.diagnosed, true));
+        }
         _ => {}
     }
 }
@@ -374,11 +404,16 @@ mod tests {
         assert_eq!(reply["error"]["code"], -32601);
 
         let progress = |kind: &str| json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": kind}}});
+        let readiness = || *shared.readiness.borrow();
         route(&shared, progress("begin"), &folders);
-        assert_eq!(*shared.progress_state.borrow(), (1, true));
+        assert_eq!((readiness().active, readiness().ready()), (1, false));
         route(&shared, progress("report"), &folders);
         route(&shared, progress("end"), &folders);
-        assert_eq!(*shared.progress_state.borrow(), (0, true));
+        assert_eq!((readiness().active, readiness().ready()), (0, true));
+        let diagnostics = json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": "file:///w/a.ts", "diagnostics": []}});
+        let fresh = Shared::new(mpsc::unbounded_channel().0);
+        route(&fresh, diagnostics, &folders);
+        assert!(fresh.readiness.borrow().ready());
 
         route(
             &shared,
