@@ -21,7 +21,9 @@ pub(crate) const LAYERS: &[&[&str]] = &[
     &["format", "prompts", "eval"],
     // The one service behind every door.
     &["service"],
-    // Doors (the CLI is the binary crate, above everything here).
+    // Doors (the CLI is the binary crate, above everything here). HTTP mounts MCP's
+    // streamable transport at `/mcp`, so it sits above it.
+    &["mcp"],
     &["http"],
 ];
 

@@ -19,8 +19,9 @@
 //! 5. what the doors share: [`format`] (Markdown and text renderings), [`prompts`] (the
 //!    research-workflow prompts), [`eval`] (the retrieval-quality harness);
 //! 6. [`service`]: the one `Service` every door calls, a method per use case;
-//! 7. doors: [`http`] (axum; `http::app()` is the whole server) and the CLI (the binary
-//!    crate, `src/main.rs`). MCP is not served yet.
+//! 7. doors: [`mcp`] (the MCP server over rmcp: meta-tools, prompts, the catalog as
+//!    resources; stdio, and streamable HTTP that [`http`] mounts at `/mcp`), [`http`] (axum;
+//!    `http::app()` is the whole server) and the CLI (the binary crate, `src/main.rs`).
 
 pub mod analysis;
 pub mod builtin;
@@ -34,6 +35,7 @@ pub mod exec;
 pub mod format;
 pub mod http;
 pub mod index;
+pub mod mcp;
 pub mod prompts;
 pub mod rank;
 pub mod schema;

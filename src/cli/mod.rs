@@ -7,6 +7,7 @@ mod call;
 mod common;
 mod compare;
 mod eval;
+mod mcp;
 mod recommend;
 mod search;
 mod serve;
@@ -25,7 +26,7 @@ use toolscout::Error;
     version,
     about = "Finds the right tool for an agent's task, explains why, and runs it",
     long_about = "toolscout ranks the tools of a catalog for a natural-language need and serves \
-                  the results over HTTP and the command line.\n\nConfiguration comes from defaults, then \
+                  the results over HTTP, MCP and the command line.\n\nConfiguration comes from defaults, then \
                   toolscout.toml (or --config), then TOOLSCOUT_* environment variables, then \
                   flags. `toolscout serve --print-config` shows the result."
 )]
@@ -45,8 +46,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the HTTP API (default 127.0.0.1:1987)
+    /// Serve the HTTP API and MCP at /mcp (default 127.0.0.1:1987)
     Serve(serve::ServeArgs),
+    /// Serve MCP over stdin and stdout, for an MCP client that starts toolscout itself
+    Mcp(mcp::McpArgs),
     /// Work with the tool catalog
     Catalog {
         #[command(subcommand)]
@@ -110,6 +113,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     };
     match cli.command {
         Command::Serve(args) => serve::run(flags, args),
+        Command::Mcp(args) => mcp::run(flags, args),
         Command::Catalog {
             command:
                 CatalogCommand::Validate {

@@ -37,6 +37,9 @@ pub(crate) struct ServeArgs {
     /// Print the effective configuration, with where each value came from, and exit
     #[arg(long)]
     pub(crate) print_config: bool,
+    /// How the MCP endpoint at /mcp behaves
+    #[command(flatten)]
+    pub(crate) mcp: super::mcp::McpFlags,
 }
 
 pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Error> {
@@ -66,10 +69,14 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
         semantic = ?service.engine().snapshot().semantic_status,
         "indexes built"
     );
-    runtime()?.block_on(listen(config, service))
+    runtime()?.block_on(listen(config, service, args.mcp.into()))
 }
 
-async fn listen(config: Config, service: toolscout::service::Service) -> Result<ExitCode, Error> {
+async fn listen(
+    config: Config,
+    service: toolscout::service::Service,
+    mcp: toolscout::mcp::Options,
+) -> Result<ExitCode, Error> {
     let addr = config.addr;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         Error::Config(format!(
@@ -79,7 +86,7 @@ async fn listen(config: Config, service: toolscout::service::Service) -> Result<
     let local = listener
         .local_addr()
         .map_err(|e| Error::Internal(format!("no local address: {e}")))?;
-    let state = AppState::new(service);
+    let state = AppState::with_mcp(service, mcp);
     tracing::info!(
         addr = %local,
         tools = state.service.catalog().len(),
@@ -91,8 +98,12 @@ async fn listen(config: Config, service: toolscout::service::Service) -> Result<
     );
     // Tests and scripts read this line to learn the port when binding to port 0.
     println!("listening on http://{local}");
+    let sessions = state.clone();
     axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            sessions.end_mcp_sessions();
+        })
         .await
         .map_err(|e| Error::Internal(format!("the server stopped: {e}")))?;
     tracing::info!("shut down cleanly");
@@ -100,7 +111,7 @@ async fn listen(config: Config, service: toolscout::service::Service) -> Result<
 }
 
 /// Resolves on SIGINT or SIGTERM; in-flight requests then finish before the server exits.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -122,7 +133,7 @@ async fn shutdown_signal() {
     tracing::info!("shutdown signal received; finishing in-flight requests");
 }
 
-fn init_logging(filter: &str) {
+pub(crate) fn init_logging(filter: &str) {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()

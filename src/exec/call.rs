@@ -187,6 +187,17 @@ impl Executor {
 
     /// Runs every query of one call; never fails as a whole once the body is well formed.
     pub async fn call(&self, tool: Tool, queries: Vec<Map<String, Value>>) -> CallResult {
+        self.call_observed(tool, queries, &|| {}).await
+    }
+
+    /// [`Executor::call`], telling `on_done` each time one of the queries has finished (an
+    /// MCP client that sent a progress token hears of each).
+    pub async fn call_observed(
+        &self,
+        tool: Tool,
+        queries: Vec<Map<String, Value>>,
+        on_done: &(dyn Fn() + Sync),
+    ) -> CallResult {
         let schema = self.schemas.get(&tool).cloned();
         let runs = queries.into_iter().enumerate().map(|(i, query)| {
             let ctx = self.ctx.clone();
@@ -208,6 +219,7 @@ impl Executor {
                     Err(e) => (Status::Error, e.to_data(), Some(e.failure)),
                 };
                 redact::redact_value(&mut data);
+                on_done();
                 QueryResult {
                     id,
                     status,

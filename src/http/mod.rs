@@ -36,18 +36,33 @@ pub struct AppState {
     logs: Arc<RequestLog>,
     /// `GET /openapi.json`'s body, made on first request (it lists this catalog's categories).
     openapi: Arc<std::sync::OnceLock<axum::body::Bytes>>,
+    /// MCP's streamable HTTP endpoint, mounted at `/mcp`.
+    mcp: crate::mcp::HttpMount,
 }
 
 impl AppState {
     /// The state of a server over `service`. Opens the request log in the configured log
     /// directory; if that fails the server still serves, and says so once on stderr.
     pub fn new(service: Service) -> AppState {
+        AppState::with_mcp(service, crate::mcp::Options::default())
+    }
+
+    /// The state of a server whose `/mcp` endpoint behaves as `options` say.
+    pub fn with_mcp(service: Service, options: crate::mcp::Options) -> AppState {
         let logs = RequestLog::open(service.config().log_dir.as_deref());
+        let service = Arc::new(service);
+        let config = service.config().clone();
         AppState {
-            service: Arc::new(service),
+            mcp: crate::mcp::http_service(service.clone(), options, &config),
+            service,
             logs: Arc::new(logs),
             openapi: Arc::default(),
         }
+    }
+
+    /// Ends every MCP session (open event streams would hold a graceful shutdown forever).
+    pub fn end_mcp_sessions(&self) {
+        self.mcp.shutdown.cancel();
     }
 
     /// Where request logs go, if file logging is on.
@@ -103,6 +118,8 @@ pub fn app(state: AppState) -> Router {
         .route("/tools/metadata", get(octocode::metadata))
         .route("/prompts/list", get(octocode::prompts_list))
         .route("/prompts/info/{name}", get(octocode::prompts_info))
+        // MCP over streamable HTTP: POST messages, GET an event stream, DELETE the session.
+        .nest_service("/mcp", state.mcp.service.clone())
         .fallback(envelope::route_not_found)
         .method_not_allowed_fallback(envelope::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(

@@ -164,9 +164,19 @@ impl Service {
     /// Runs a tool toolscout runs itself, by its execution name, on the queries of `body`
     /// (`{"queries": [...]}`); each query is validated, run and redacted by the executor.
     pub async fn call_tool(&self, name: &str, body: &Value) -> Result<CallResult> {
+        self.call_tool_observed(name, body, &|| {}).await
+    }
+
+    /// [`Service::call_tool`], telling `on_done` as each of its queries finishes.
+    pub async fn call_tool_observed(
+        &self,
+        name: &str,
+        body: &Value,
+        on_done: &(dyn Fn() + Sync),
+    ) -> Result<CallResult> {
         let tool = self.executor.resolve(name)?;
         let queries = Executor::queries(body)?;
-        Ok(self.executor.call(tool, queries).await)
+        Ok(self.executor.call_observed(tool, queries, on_done).await)
     }
 
     /// The tools toolscout runs itself, in octocode's order, by their execution names.

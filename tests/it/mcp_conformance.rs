@@ -1,0 +1,1 @@
+//! The MCP conformance suite against `/mcp` (being written).

@@ -1,0 +1,1 @@
+//! The official MCP Python SDK against both transports (being written).
