@@ -202,7 +202,7 @@ fn bench_keyword(c: &mut Criterion) {
             })
         });
         // Half the catalog filtered out (e.g. by tool type): the filter runs before the cut.
-        let allow = |ordinal: u32| ordinal % 2 == 0;
+        let allow = |ordinal: u32| ordinal.is_multiple_of(2);
         search.bench_function(BenchmarkId::new("short_k10_filtered", size), |b| {
             b.iter(|| {
                 i = (i + 1) % queries.len();

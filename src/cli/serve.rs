@@ -99,6 +99,13 @@ async fn listen(
     // Tests and scripts read this line to learn the port when binding to port 0.
     println!("listening on http://{local}");
     let sessions = state.clone();
+    // No Nagle: an event stream's frames are small writes in a row, and Nagle's wait for an
+    // ACK the client delays cost every MCP call over HTTP 40 ms.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!("TCP_NODELAY not set: {e}");
+        }
+    });
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
@@ -139,5 +146,8 @@ pub(crate) fn init_logging(filter: &str) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour only for a person at a terminal; a log file or an MCP client's capture of
+        // stderr gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }

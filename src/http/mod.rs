@@ -1,6 +1,7 @@
 //! The HTTP transport: an axum router over shared, read-only state. Handlers are thin: parse,
-//! call the catalog or engine, render. `app()` builds the whole router so tests can serve it
-//! on an ephemeral port exactly as `toolscout serve` does.
+//! one call on the service, render. MCP's streamable HTTP service is mounted at `/mcp`, behind
+//! the same middleware (request ids, auth). `app()` builds the whole router so tests can
+//! serve it on an ephemeral port exactly as `toolscout serve` does.
 
 mod access_log;
 mod catalog;

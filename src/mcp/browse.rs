@@ -134,9 +134,9 @@ pub(super) fn read(service: &Service, uri: &str) -> Result<ReadResourceResult, E
             None,
         ));
     };
-    let tool = service.tool(id).map_err(|e| {
-        ErrorData::resource_not_found(e.public_message(), Some(e.detail(op, None)))
-    })?;
+    let tool = service
+        .tool(id)
+        .map_err(|e| ErrorData::resource_not_found(e.public_message(), Some(e.detail(op, None))))?;
     let text = serde_json::to_string_pretty(tool).map_err(|e| {
         ErrorData::internal_error(format!("tool metadata did not serialise: {e}"), None)
     })?;

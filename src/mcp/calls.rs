@@ -166,7 +166,21 @@ async fn compare(handler: &Handler, args: &Value) -> Result<CallToolResult> {
 }
 
 fn describe(handler: &Handler, args: &Value) -> Result<CallToolResult> {
-    let name = required_name(args, &["name"])?;
+    let name = required_name(args, &["name", "response_format"])?;
+    if let Some(v) = args.get("response_format") {
+        if !matches!(v.as_str(), Some("json" | "markdown")) {
+            return Err(Error::Validation {
+                what: "arguments".into(),
+                violations: vec![Violation {
+                    pointer: "/response_format".into(),
+                    message: format!(
+                        "expected \"json\" or \"markdown\", found {}",
+                        crate::schema::show(v)
+                    ),
+                }],
+            });
+        }
+    }
     let tool = handler.service.describe_tool(name)?;
     let structured = serde_json::to_value(tool).map_err(|e| Error::Internal(e.to_string()))?;
     handler.remember_id(&tool.tool_id);

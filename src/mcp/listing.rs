@@ -77,7 +77,10 @@ fn meta_tools(service: &Service) -> Vec<Tool> {
                  catalog holds {summary}. Runnable hits carry the `call` to make with {CALL}."
             ),
             with_categories(Embedded::SearchRequest, catalog),
-            output_schema("SearchResponse", &["success", "query", "total_results", "results"]),
+            output_schema(
+                "SearchResponse",
+                &["success", "query", "total_results", "results"],
+            ),
             discovery.clone(),
         ),
         tool(
@@ -86,11 +89,14 @@ fn meta_tools(service: &Service) -> Vec<Tool> {
             format!(
                 "For a task that takes several steps: what to use and in what order, with a \
                  task analysis, explained picks and a workflow. Use it instead of \
-                 {SEARCH} when the task has more than one part or you want a plan. The \
-                 catalog holds {summary}."
+                 {SEARCH} when the task has more than one part or you want a plan; it \
+                 draws on the same catalog."
             ),
             with_categories(Embedded::RecommendRequest, catalog),
-            output_schema("RecommendationResponse", &["success", "recommendations", "workflow"]),
+            output_schema(
+                "RecommendationResponse",
+                &["success", "recommendations", "workflow"],
+            ),
             discovery.clone(),
         ),
         tool(
@@ -226,6 +232,10 @@ fn describe_input() -> Arc<JsonObject> {
             "name": {
                 "description": "The tool's id, name, execution name or an alias, as search results show it",
                 "type": "string", "minLength": 1, "maxLength": 200,
+            },
+            "response_format": {
+                "description": "markdown (default): a page to read; json: the metadata as JSON text",
+                "type": "string", "enum": ["json", "markdown"],
             },
         },
     }))

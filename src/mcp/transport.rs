@@ -82,12 +82,14 @@ pub fn http_service(service: Arc<Service>, options: Options, config: &Config) ->
     http = if config.cors_origins.iter().any(|o| o == "*") {
         http.disable_allowed_origins()
     } else {
-        let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
-            .into_iter()
-            .map(String::from)
-            .collect();
+        let mut origins: Vec<String> =
+            ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+                .into_iter()
+                .map(String::from)
+                .collect();
         origins.extend(config.cors_origins.iter().cloned());
-        http.with_allowed_origins(origins).enforce_origin_validation()
+        http.with_allowed_origins(origins)
+            .enforce_origin_validation()
     };
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE);

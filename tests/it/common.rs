@@ -27,3 +27,22 @@ pub fn toolscout() -> std::process::Command {
         .env("TOOLSCOUT_LOG_DIR", "");
     cmd
 }
+
+/// `text` without ANSI escape sequences (ESC, `[`, parameters, a final letter).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

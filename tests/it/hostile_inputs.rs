@@ -11,7 +11,7 @@ use reqwest::{Method, Url};
 use serde_json::{json, Value};
 
 /// The texts sent in each field: the reported panic, then one hostile kind each.
-fn texts() -> Vec<String> {
+pub(crate) fn texts() -> Vec<String> {
     vec![
         "Ⱥ then éé".into(),
         "find\0files then\0read them, and then list\0".into(),
@@ -86,7 +86,7 @@ fn url(server: &Server, segments: &[&str], params: &[(&str, &str)]) -> Url {
 }
 
 /// The JSON bodies of the discovery routes with `t` in every text field.
-fn discovery_bodies(t: &str) -> Vec<(&'static str, Value)> {
+pub(crate) fn discovery_bodies(t: &str) -> Vec<(&'static str, Value)> {
     let markdown = json!({"response_format": "markdown", "detail_level": "detailed"});
     let mut out = vec![
         ("/search", json!({"query": t})),

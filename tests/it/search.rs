@@ -2,7 +2,7 @@
 //! thresholds, explanations, caching, keyword fallback, request validation and the CLI door
 //! (search by name is in `search_names.rs`).
 
-use crate::common::shipped_catalog;
+use crate::common::{shipped_catalog, strip_ansi};
 use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 use toolscout::catalog::Catalog;
@@ -413,24 +413,6 @@ async fn a_restart_serves_catalog_vectors_from_the_cache() {
     assert!(first.1 > 0);
     assert_eq!(second, (first.1, 0), "the restart embeds nothing");
     assert_eq!(rankings[0], rankings[1]);
-}
-
-/// The text of a log line without terminal colour codes.
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::new();
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A reader that closes the pipe early (`toolscout search ... | head -1`) ends the output

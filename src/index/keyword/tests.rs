@@ -160,7 +160,7 @@ fn filter_applies_before_the_cut() {
         })
         .collect();
     let index = build(&docs);
-    let allow = |o: u32| o % 7 == 0;
+    let allow = |o: u32| o.is_multiple_of(7);
     let all = index.search("alpha", 1000, None);
     assert_eq!(all.len(), 60);
     let expected: Vec<u32> = ordinals(&all).into_iter().filter(|&o| allow(o)).collect();

@@ -139,7 +139,7 @@ pub(crate) fn walk(
         }
         // Reading the clock costs little, but not nothing: once per 256 entries, starting with
         // the first.
-        if (report.visited - 1) % 256 == 0 && started.elapsed() > limits.time {
+        if (report.visited - 1).is_multiple_of(256) && started.elapsed() > limits.time {
             report.cut = Some(Cut::Deadline);
             break;
         }
