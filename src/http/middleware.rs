@@ -2,10 +2,11 @@
 //! through a task-local), one log record per request (stderr and the JSON-lines request log),
 //! bearer-token auth, and CORS.
 
-use super::access_log::{match_route, Entry};
+use super::access_log::match_route;
 use super::envelope::{ApiError, ErrorInfo};
 use super::problem::HttpError;
 use super::AppState;
+use crate::service::log::Entry;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;

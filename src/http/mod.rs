@@ -20,8 +20,8 @@ mod tools_call;
 pub use envelope::{ApiError, Problem};
 pub use problem::{HttpCode, HttpError};
 
+use crate::service::log::RequestLog;
 use crate::service::Service;
-use access_log::RequestLog;
 use axum::routing::{get, post};
 use axum::Router;
 use std::path::Path;
@@ -50,13 +50,13 @@ impl AppState {
 
     /// The state of a server whose `/mcp` endpoint behaves as `options` say.
     pub fn with_mcp(service: Service, options: crate::mcp::Options) -> AppState {
-        let logs = RequestLog::open(service.config().log_dir.as_deref());
+        let logs = Arc::new(RequestLog::open(service.config().log_dir.as_deref()));
         let service = Arc::new(service);
         let config = service.config().clone();
         AppState {
-            mcp: crate::mcp::http_service(service.clone(), options, &config),
+            mcp: crate::mcp::http_service(service.clone(), options, &config, logs.clone()),
             service,
-            logs: Arc::new(logs),
+            logs,
             openapi: Arc::default(),
         }
     }

@@ -11,11 +11,13 @@ use crate::format::{
     compare_markdown, render_recommend, render_search, DetailLevel, Presentation, Rendered,
     ResponseFormat,
 };
+use crate::service::log::Entry;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{json, Value};
 use std::fmt::Write;
+use std::time::Instant;
 
 /// Runs one `tools/call`. An unknown MCP tool name is a protocol error (the spec's -32602);
 /// everything else answers with a result. Cancellation by the client stops the work.
@@ -27,12 +29,13 @@ pub(super) async fn call(
     let args = Value::Object(request.arguments.unwrap_or_default());
     let name = request.name.as_ref();
     let ct = context.ct.clone();
+    let started = Instant::now();
     let work = async {
         match name {
-            SEARCH => Some(search(handler, &args).await),
-            RECOMMEND => Some(recommend(handler, &args).await),
-            COMPARE => Some(compare(handler, &args).await),
-            DESCRIBE => Some(describe(handler, &args)),
+            SEARCH => Some(search(handler, &args).await.map(Answered::ok)),
+            RECOMMEND => Some(recommend(handler, &args).await.map(Answered::ok)),
+            COMPARE => Some(compare(handler, &args).await.map(Answered::ok)),
+            DESCRIBE => Some(describe(handler, &args).map(Answered::ok)),
             CALL => Some(run::call_tool(handler, &args, &context).await),
             other if handler.options.expose_tools && is_runnable(handler, other) => {
                 Some(run::run(handler, other, &args, &context).await)
@@ -47,10 +50,24 @@ pub(super) async fn call(
         }
     };
     match outcome {
-        Some(result) => {
-            let result = result.unwrap_or_else(|e| failure(operation(name), &e));
-            run::log_outcome(handler, name, &result, &context).await;
-            Ok(result)
+        Some(outcome) => {
+            let (answered, error) = match outcome {
+                Ok(answered) => (answered, None),
+                Err(e) => {
+                    let result = failure(operation(name), &e);
+                    let status = e.status();
+                    (Answered { result, status }, Some(e))
+                }
+            };
+            record(
+                handler,
+                &context,
+                (name, &args),
+                (&answered, error.as_ref()),
+                started,
+            );
+            run::log_outcome(handler, name, &answered.result, &context).await;
+            Ok(answered.result)
         }
         None => Err(ErrorData::invalid_params(
             format!(
@@ -64,6 +81,59 @@ pub(super) async fn call(
             None,
         )),
     }
+}
+
+/// A result and the HTTP status the same outcome has over HTTP, for the request log.
+pub(super) struct Answered {
+    pub(super) result: CallToolResult,
+    pub(super) status: u16,
+}
+
+impl Answered {
+    fn ok(result: CallToolResult) -> Answered {
+        Answered {
+            result,
+            status: 200,
+        }
+    }
+}
+
+/// One log line for the call, in the request log HTTP writes: `method` `tools/call`, `route`
+/// `mcp`, `path` the MCP tool, `tool` the catalog tool it is about.
+fn record(
+    handler: &Handler,
+    context: &RequestContext<RoleServer>,
+    (name, args): (&str, &Value),
+    (answered, error): (&Answered, Option<&Error>),
+    started: Instant,
+) {
+    let id = match serde_json::to_value(&context.id) {
+        Ok(Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    };
+    let tool = match name {
+        CALL | DESCRIBE => args.get("name").and_then(Value::as_str),
+        SEARCH | RECOMMEND | COMPARE => None,
+        other => Some(other),
+    };
+    let message = error.map(Error::public_message);
+    let cause = error
+        .filter(|e| e.status() >= 500)
+        .map(|e| format!("{e:?}"));
+    handler.log.record(&Entry {
+        timestamp: crate::time::now_rfc3339_millis(),
+        request_id: &format!("mcp-{id}"),
+        method: "tools/call",
+        route: Some("mcp"),
+        path: name,
+        status: answered.status,
+        duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        tool,
+        error_code: error.map(Error::code),
+        error_message: message.as_deref(),
+        cause: cause.as_deref(),
+    });
 }
 
 fn is_runnable(handler: &Handler, name: &str) -> bool {

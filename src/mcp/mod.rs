@@ -26,6 +26,7 @@ mod tests;
 
 pub use transport::{http_service, serve_io, serve_stdio, HttpMount};
 
+use crate::service::log::RequestLog;
 use crate::service::Service;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
@@ -63,15 +64,18 @@ pub struct Handler {
     service: Arc<Service>,
     options: Options,
     session: Arc<Session>,
+    /// Where each tool call is logged, as HTTP logs each request.
+    log: Arc<RequestLog>,
 }
 
 impl Handler {
     /// A handler for a new session.
-    pub fn new(service: Arc<Service>, options: Options) -> Handler {
+    pub fn new(service: Arc<Service>, options: Options, log: Arc<RequestLog>) -> Handler {
         Handler {
             service,
             options,
             session: Arc::default(),
+            log,
         }
     }
 }

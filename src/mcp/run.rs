@@ -6,7 +6,7 @@
 
 #![allow(deprecated)] // log notifications: see `mod.rs`
 
-use super::calls::{answer, required_name};
+use super::calls::{answer, required_name, Answered};
 use super::listing::{DESCRIBE, RECOMMEND, SEARCH};
 use super::Handler;
 use crate::error::{Error, Result, Violation};
@@ -62,7 +62,7 @@ pub(super) async fn call_tool(
     handler: &Handler,
     args: &Value,
     context: &RequestContext<RoleServer>,
-) -> Result<CallToolResult> {
+) -> Result<Answered> {
     let name = required_name(args, &["name", "queries"])?;
     if handler.options.require_discovery {
         check_discovered(handler, name)?;
@@ -105,7 +105,7 @@ pub(super) async fn run(
     name: &str,
     body: &Value,
     context: &RequestContext<RoleServer>,
-) -> Result<CallToolResult> {
+) -> Result<Answered> {
     let total = body
         .get("queries")
         .and_then(Value::as_array)
@@ -148,7 +148,10 @@ pub(super) async fn run(
     if !result.success() {
         out.is_error = Some(true);
     }
-    Ok(out)
+    Ok(Answered {
+        result: out,
+        status: result.http_status(),
+    })
 }
 
 /// Tells a client that asked for logs how a call went: failures at `warning`, every call at

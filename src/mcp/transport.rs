@@ -6,6 +6,7 @@
 use super::{Handler, Options};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::service::log::RequestLog;
 use crate::service::Service;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -16,7 +17,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 /// Serves one MCP session over a byte stream pair (stdin and stdout, or an in-memory duplex
-/// in tests) until the client closes it or `shutdown` resolves.
+/// in tests) until the client closes it or `shutdown` resolves. Tool calls are logged to the
+/// configured log directory.
 pub async fn serve_io<R, W>(
     service: Arc<Service>,
     options: Options,
@@ -27,7 +29,8 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let handler = Handler::new(service, options);
+    let log = Arc::new(RequestLog::open(service.config().log_dir.as_deref()));
+    let handler = Handler::new(service, options, log);
     let running = rmcp::serve_server(handler, (read, write))
         .await
         .map_err(|e| Error::Internal(format!("the MCP session did not start: {e}")))?;
@@ -71,7 +74,12 @@ const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 /// the auth token `serve` then requires guards the endpoint and every Host is accepted.
 /// Origins: a browser's `Origin` must be a loopback one or one of `cors_origins` (all, with
 /// `*`).
-pub fn http_service(service: Arc<Service>, options: Options, config: &Config) -> HttpMount {
+pub fn http_service(
+    service: Arc<Service>,
+    options: Options,
+    config: &Config,
+    log: Arc<RequestLog>,
+) -> HttpMount {
     let shutdown = CancellationToken::new();
     let mut http = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown.child_token())
@@ -94,7 +102,7 @@ pub fn http_service(service: Arc<Service>, options: Options, config: &Config) ->
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(SESSION_IDLE);
     let service = StreamableHttpService::new(
-        move || Ok(Handler::new(service.clone(), options)),
+        move || Ok(Handler::new(service.clone(), options, log.clone())),
         Arc::new(sessions),
         http,
     );

@@ -5,6 +5,7 @@
 //! comes back, so the same request gives the same answer and the same error text through
 //! every door. CPU work (ranking, embedding) runs off the async runtime.
 
+pub mod log;
 mod rendered;
 mod status;
 mod tools;

@@ -1,7 +1,7 @@
 //! What only a real process shows of the MCP door: `/mcp` of `toolscout serve` behind the
 //! same bearer token as the API, refusing a foreign Origin, ending a session on DELETE and
 //! every session on SIGTERM (an open event stream must not hold the shutdown), and
-//! `toolscout mcp` writing nothing but protocol lines to stdout.
+//! `toolscout mcp` writing nothing but protocol lines to stdout, each call to the log files.
 
 use crate::client::client;
 use crate::common::{shipped_catalog, toolscout};
@@ -128,8 +128,10 @@ async fn sigterm_ends_open_event_streams_and_the_server() {
 }
 
 #[test]
-fn stdio_writes_only_protocol_lines_to_stdout() {
+fn stdio_writes_only_protocol_lines_to_stdout_and_logs_each_call() {
+    let logs = tempfile::tempdir().unwrap();
     let mut child = toolscout()
+        .env("TOOLSCOUT_LOG_DIR", logs.path())
         .args(["--catalog", shipped_catalog().to_str().unwrap()])
         .args([
             "--log-level",
@@ -173,4 +175,24 @@ fn stdio_writes_only_protocol_lines_to_stdout() {
         stderr.contains("MCP session ended"),
         "logs go to stderr:\n{stderr}"
     );
+    // Each tool call in the request log, the failed one in the error log too.
+    let read = |name: &str| std::fs::read_to_string(logs.path().join(name)).unwrap();
+    let calls: Vec<Value> = read("requests.log")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(calls
+        .iter()
+        .all(|c| c["method"] == "tools/call" && c["path"] == "search_tools"));
+    // The two calls ran concurrently: their lines may come in either order.
+    let mut statuses: Vec<u64> = calls
+        .iter()
+        .map(|c| c["status"].as_u64().unwrap())
+        .collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 400]);
+    let failed = calls.iter().find(|c| c["status"] == 400).unwrap();
+    assert_eq!(failed["error_code"], "VALIDATION_FAILED");
+    assert_eq!(read("errors.log").lines().count(), 1);
 }
