@@ -21,6 +21,7 @@ mod http_ops;
 mod http_routes;
 mod in_process;
 mod mcp;
+mod mcp_cancel;
 mod mcp_conformance;
 mod mcp_hostile;
 mod mcp_process;

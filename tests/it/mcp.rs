@@ -26,6 +26,11 @@ use tower::ServiceExt as _;
 
 /// A keyword-only service over the shipped catalog, its tools' workspace this crate.
 fn service() -> Service {
+    service_with(&BTreeMap::new())
+}
+
+/// [`service`] with these environment variables.
+pub(crate) fn service_with(env: &BTreeMap<String, String>) -> Service {
     let flags = Overrides {
         catalog_dir: Some(shipped_catalog()),
         log_dir: Some(PathBuf::new()),
@@ -33,7 +38,7 @@ fn service() -> Service {
         ..Overrides::default()
     };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let config = Config::from_sources(&flags, &BTreeMap::new(), &root).unwrap();
+    let config = Config::from_sources(&flags, env, &root).unwrap();
     let (catalog, _) = Catalog::load(&config.catalog_dir).unwrap();
     let load = LoadReport {
         finished_at: String::new(),
@@ -68,8 +73,13 @@ pub(crate) type Client = RunningService<RoleClient, Listener>;
 
 /// A connected client, its server running on this runtime.
 pub(crate) async fn connect(options: Options) -> (Client, Listener) {
+    connect_to(service(), options).await
+}
+
+/// A connected client of a server over `service`.
+pub(crate) async fn connect_to(service: Service, options: Options) -> (Client, Listener) {
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
-    let service = Arc::new(service());
+    let service = Arc::new(service);
     tokio::spawn(async move {
         let (read, write) = tokio::io::split(server_io);
         serve_io(service, options, (read, write), std::future::pending()).await
