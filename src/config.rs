@@ -8,9 +8,11 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+mod catalog_sources;
 mod exec;
 mod layers;
 mod search;
+pub use catalog_sources::{CatalogSource, SourceKind, DEFAULT_SOURCE_TIMEOUT};
 pub use exec::ExecConfig;
 pub use search::{SearchConfig, SearchMode};
 
@@ -28,6 +30,9 @@ pub struct Config {
     pub addr: SocketAddr,
     /// The catalog directory (`<category>/<tool_id>.json` files).
     pub catalog_dir: PathBuf,
+    /// Where the catalog's tools come from, in order (`[[sources]]`; by default the one
+    /// directory `catalog_dir`).
+    pub catalog_sources: Vec<CatalogSource>,
     /// Where the embedding model, tokenizer and ONNX Runtime live.
     pub models_dir: PathBuf,
     /// Bearer token required on every route but `/health`; required to bind off loopback.
@@ -86,6 +91,8 @@ struct FileConfig {
     search: Option<SearchConfig>,
     #[serde(default)]
     tools: Option<exec::ToolsFile>,
+    #[serde(default)]
+    sources: Vec<catalog_sources::SourceEntry>,
 }
 
 impl Config {
@@ -109,6 +116,7 @@ impl Config {
         cwd: &Path,
     ) -> Result<Config> {
         let (mut file, config_file) = config_file(flags, env, cwd)?;
+        let entries = std::mem::take(&mut file.sources);
         let mut layers = Layers {
             env,
             sources: BTreeMap::new(),
@@ -128,7 +136,18 @@ impl Config {
             "file"
         };
         sources.insert("search", search_source.into());
+        // Relative source paths are the configuration file's, as its author sees them.
+        let base = config_file
+            .as_deref()
+            .and_then(Path::parent)
+            .map_or_else(|| cwd.to_path_buf(), |dir| cwd.join(dir));
+        let explicit_dir = sources
+            .get("catalog_dir")
+            .is_some_and(|s| s.starts_with("flag") || s.starts_with("env"));
+        let catalog_sources =
+            catalog_sources::checked(entries, &picked.catalog_dir, explicit_dir, &base)?;
         Ok(Config {
+            catalog_sources,
             search,
             exec,
             addr,
@@ -221,6 +240,47 @@ impl Config {
         if let Ok(toml::Value::Table(table)) = toml::Value::try_from(&self.search) {
             for (k, v) in table {
                 out.push_str(&format!("{k} = {v}\n"));
+            }
+        }
+        out.push_str(&self.sources_toml(&q));
+        out
+    }
+
+    /// The `[[sources]]` tables of `to_toml`: the effective catalog sources, in order. An
+    /// `mcp` source's environment shows its variable names only.
+    fn sources_toml(&self, q: &dyn Fn(&str) -> String) -> String {
+        let mut out = String::new();
+        for s in &self.catalog_sources {
+            out.push_str(&format!(
+                "\n[[sources]]\nname = {}\nkind = {}\n",
+                q(&s.name),
+                q(s.kind_name())
+            ));
+            match &s.kind {
+                SourceKind::Dir(p) | SourceKind::File(p) => {
+                    out.push_str(&format!("path = {}\n", q(&p.to_string_lossy())));
+                }
+                SourceKind::Mcp {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let args: Vec<String> = args.iter().map(|a| q(a)).collect();
+                    out.push_str(&format!(
+                        "command = {}\nargs = [{}]\n",
+                        q(command),
+                        args.join(", ")
+                    ));
+                    if let Some(cwd) = cwd {
+                        out.push_str(&format!("cwd = {}\n", q(&cwd.to_string_lossy())));
+                    }
+                    if !env.is_empty() {
+                        let names: Vec<&str> = env.keys().map(String::as_str).collect();
+                        out.push_str(&format!("# env sets {}\n", names.join(", ")));
+                    }
+                    out.push_str(&format!("timeout_secs = {}\n", s.timeout.as_secs()));
+                }
             }
         }
         out

@@ -57,6 +57,11 @@ pub enum Error {
     ModelUnavailable { reason: String },
     #[error("embedding failed: {reason}")]
     EmbeddingFailed { reason: String },
+    #[error("catalog source '{source_name}' failed: {message}")]
+    Upstream {
+        source_name: String,
+        message: String,
+    },
     #[error("internal error")]
     Internal(String),
 }
@@ -176,6 +181,10 @@ error_codes! { Code {
     EmbeddingFailed => "EMBEDDING_FAILED", 500, SystemError, [
         "Retry; if it persists, report it with the request id",
     ];
+    UpstreamFailed => "UPSTREAM_FAILED", 502, ServiceUnavailable, [
+        "Check the source's command, arguments and environment with `toolscout serve --print-config`",
+        "Run the source's command by hand: it must speak MCP over stdin and stdout",
+    ];
     InternalError => "INTERNAL_ERROR", 500, SystemError, [
         "Retry; if it persists, report it with the request id",
     ];
@@ -194,6 +203,7 @@ impl Error {
             Error::Config(_) => Code::ConfigInvalid,
             Error::ModelUnavailable { .. } => Code::ModelUnavailable,
             Error::EmbeddingFailed { .. } => Code::EmbeddingFailed,
+            Error::Upstream { .. } => Code::UpstreamFailed,
             Error::Internal(_) => Code::InternalError,
         }
     }
@@ -354,6 +364,10 @@ mod tests {
             Error::Config("x".into()),
             Error::ModelUnavailable { reason: "x".into() },
             Error::EmbeddingFailed { reason: "x".into() },
+            Error::Upstream {
+                source_name: "s".into(),
+                message: "x".into(),
+            },
             Error::Internal("x".into()),
         ]
     }

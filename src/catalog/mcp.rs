@@ -69,6 +69,7 @@ pub fn record_from_mcp(
         kind: "mcp".into(),
         title: s.title.clone(),
         description: s.description.clone(),
+        category_inferred: false,
     });
     record
 }

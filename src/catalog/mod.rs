@@ -35,6 +35,22 @@ pub struct Catalog {
     version: String,
 }
 
+/// How one catalog source fared when the catalog was assembled (`/health` shows them).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SourceReport {
+    pub name: String,
+    /// `dir`, `file` or `mcp`.
+    pub kind: String,
+    /// Tools it added to the catalog.
+    pub tools: usize,
+    /// Why it added none, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Tool names it shares with an earlier source (each kept under its own id).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared_names: Vec<String>,
+}
+
 impl Catalog {
     /// Loads and validates `dir`. On any error the whole validation comes back, so the
     /// caller can show the maintainer every problem.

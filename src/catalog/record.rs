@@ -158,6 +158,9 @@ pub struct ToolSource {
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The record's category was inferred (the nearest of the catalog's own), not given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub category_inferred: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

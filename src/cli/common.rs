@@ -12,8 +12,8 @@
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 use std::sync::Arc;
-use toolscout::catalog::{self, Catalog, LoadError};
-use toolscout::config::Config;
+use toolscout::catalog::{self, Catalog, LoadError, SourceReport};
+use toolscout::config::{Config, SourceKind};
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
 use toolscout::format::{DetailLevel, Rendered, ResponseFormat};
@@ -71,10 +71,10 @@ pub(crate) enum Model {
     Skip(&'static str),
 }
 
-/// The catalog the configuration names. An invalid one is printed file by file, the same
-/// for every command, and becomes `Error::CatalogInvalid` (exit 1).
-pub(crate) fn load_catalog(config: &Config) -> Result<Catalog, Error> {
-    match Catalog::load(&config.catalog_dir) {
+/// The catalog directory `dir`. An invalid one is printed file by file, the same for every
+/// command, and becomes `Error::CatalogInvalid` (exit 1).
+pub(crate) fn load_catalog_dir(dir: &std::path::Path) -> Result<Catalog, Error> {
+    match Catalog::load(dir) {
         Ok((catalog, _)) => Ok(catalog),
         Err(LoadError::Invalid { validation, dir }) => {
             eprint!("{}", catalog::render_human(&validation, false));
@@ -86,12 +86,6 @@ pub(crate) fn load_catalog(config: &Config) -> Result<Catalog, Error> {
 
 /// The service over the configured catalog: the one way every command opens it.
 pub(crate) fn open_service(config: &Config, model: Model) -> Result<Service, Error> {
-    let started = std::time::Instant::now();
-    let catalog = Arc::new(load_catalog(config)?);
-    let load = LoadReport {
-        finished_at: toolscout::time::now_rfc3339(),
-        catalog: started.elapsed(),
-    };
     let embedder = match model {
         Model::Load => load_embedder(config),
         Model::Skip(why) => Err(why.to_string()),
@@ -99,7 +93,51 @@ pub(crate) fn open_service(config: &Config, model: Model) -> Result<Service, Err
     if let Err(reason) = &embedder {
         tracing::warn!(%reason, "semantic search unavailable; keyword search only");
     }
-    Service::new(config.clone(), catalog, embedder, load)
+    let started = std::time::Instant::now();
+    let (catalog, sources) = open_catalog(config, embedder.as_ref().ok())?;
+    // A source that failed is left out, not fatal: say so where a person will see it.
+    for failed in sources.iter().filter(|s| s.error.is_some()) {
+        eprintln!(
+            "toolscout: catalog source '{}' left out: {}",
+            failed.name,
+            failed.error.as_deref().unwrap_or_default()
+        );
+    }
+    let load = LoadReport {
+        finished_at: toolscout::time::now_rfc3339(),
+        catalog: started.elapsed(),
+        sources,
+    };
+    Service::new(config.clone(), Arc::new(catalog), embedder, load)
+}
+
+/// The catalog of the configured sources: the one directory as ever, or every `[[sources]]`
+/// entry through the gateway (which starts and asks the MCP servers among them).
+fn open_catalog(
+    config: &Config,
+    embedder: Option<&Arc<dyn Embedder>>,
+) -> Result<(Catalog, Vec<SourceReport>), Error> {
+    if let [only] = config.catalog_sources.as_slice() {
+        if let SourceKind::Dir(path) = &only.kind {
+            let catalog = load_catalog_dir(path)?;
+            let report = SourceReport {
+                name: only.name.clone(),
+                kind: only.kind_name().into(),
+                tools: catalog.len(),
+                ..SourceReport::default()
+            };
+            return Ok((catalog, vec![report]));
+        }
+    }
+    let print = |e: &LoadError| {
+        if let LoadError::Invalid { validation, .. } = e {
+            eprint!("{}", catalog::render_human(validation, false));
+        }
+    };
+    let embedder = embedder.map(|e| e.as_ref());
+    runtime()?.block_on(toolscout::mcp::gateway::open_catalog(
+        config, embedder, &print,
+    ))
 }
 
 /// Loads the embedding model, or says why there is none.

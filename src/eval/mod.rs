@@ -9,7 +9,7 @@ pub mod suite;
 mod tools;
 
 pub use baseline::Baseline;
-pub use tools::{read_tools, record_of_eval, EvalTool};
+pub use tools::{read_tool_entries, read_tools, record_of_eval, EvalTool};
 
 use crate::catalog::{Catalog, ToolRecord};
 use crate::config::SearchConfig;

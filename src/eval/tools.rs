@@ -39,6 +39,13 @@ pub fn read_tools(path: &Path) -> Result<Vec<ToolRecord>> {
         let (catalog, _) = Catalog::load(path)?;
         return Ok(catalog.tools().to_vec());
     }
+    let entries = read_tool_entries(path)?;
+    Ok(unique_ids(entries.into_iter().map(|(r, _)| r).collect()))
+}
+
+/// The tools of a JSON-lines or JSON file, each with whether it was a hand-written catalog
+/// record (the other shapes carry no id or category of a catalog's); ids as the file has them.
+pub fn read_tool_entries(path: &Path) -> Result<Vec<(ToolRecord, bool)>> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -62,7 +69,7 @@ pub fn read_tools(path: &Path) -> Result<Vec<ToolRecord>> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    record_of(v, server.as_ref())
+                    entry_of(v, server.as_ref())
                         .map_err(|m| bad(format!("{} /tools/{i}", path.display()), m))
                 })
                 .collect::<Result<Vec<_>>>()?
@@ -70,9 +77,7 @@ pub fn read_tools(path: &Path) -> Result<Vec<ToolRecord>> {
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
-            .map(|(i, v)| {
-                record_of(v, None).map_err(|m| bad(format!("{} /{i}", path.display()), m))
-            })
+            .map(|(i, v)| entry_of(v, None).map_err(|m| bad(format!("{} /{i}", path.display()), m)))
             .collect::<Result<Vec<_>>>()?,
         _ => text
             .lines()
@@ -82,11 +87,20 @@ pub fn read_tools(path: &Path) -> Result<Vec<ToolRecord>> {
                 let what = || format!("{} line {}", path.display(), i + 1);
                 let v: Value =
                     serde_json::from_str(line).map_err(|e| bad(what(), e.to_string()))?;
-                record_of(&v, None).map_err(|m| bad(what(), m))
+                entry_of(&v, None).map_err(|m| bad(what(), m))
             })
             .collect::<Result<Vec<_>>>()?,
     };
-    Ok(unique_ids(records))
+    Ok(records)
+}
+
+/// One tool and whether it is a catalog record.
+fn entry_of(
+    v: &Value,
+    server: Option<&McpServer>,
+) -> std::result::Result<(ToolRecord, bool), String> {
+    let hand_written = v.get("tool_id").is_some();
+    record_of(v, server).map(|r| (r, hand_written))
 }
 
 /// One tool in whichever shape it comes; the error says which shape was expected.

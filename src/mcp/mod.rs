@@ -17,6 +17,7 @@
 
 mod browse;
 mod calls;
+pub mod gateway;
 mod listing;
 mod run;
 mod transport;

@@ -25,10 +25,7 @@ fn service() -> Service {
     };
     let config = Config::from_sources(&flags, &BTreeMap::new(), root).unwrap();
     let (catalog, _) = Catalog::load(&config.catalog_dir).unwrap();
-    let load = LoadReport {
-        finished_at: String::new(),
-        catalog: std::time::Duration::ZERO,
-    };
+    let load = LoadReport::default();
     Service::new(config, Arc::new(catalog), Err("unit test".into()), load).unwrap()
 }
 

@@ -29,11 +29,13 @@ use std::time::{Duration, Instant};
 
 /// How the served catalog was loaded: when it was ready, and how long reading and validating
 /// it took (the index build time is the snapshot's own).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LoadReport {
     /// RFC 3339 time at which the catalog and its indexes were ready.
     pub finished_at: String,
     pub catalog: Duration,
+    /// Each catalog source and how it fared, in order.
+    pub sources: Vec<crate::catalog::SourceReport>,
 }
 
 /// An answer and how its request asked to see it.

@@ -34,6 +34,7 @@ impl Service {
                 "size": self.catalog().len(),
                 "version": self.catalog().version(),
                 "categories": self.catalog().categories().len(),
+                "sources": self.load().sources,
             },
             "models": {
                 "files_present": models.present,

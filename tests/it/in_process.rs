@@ -28,10 +28,7 @@ fn router(max_body_bytes: usize) -> axum::Router {
     let cwd = std::env::current_dir().unwrap();
     let config = Config::from_sources(&flags, &BTreeMap::new(), &cwd).unwrap();
     let (catalog, _) = Catalog::load(&config.catalog_dir).unwrap();
-    let load = LoadReport {
-        finished_at: String::new(),
-        catalog: std::time::Duration::ZERO,
-    };
+    let load = LoadReport::default();
     let service = Service::new(
         config,
         Arc::new(catalog),

@@ -14,6 +14,7 @@ mod compare;
 mod doors;
 mod eval;
 mod formats;
+mod gateway;
 mod hostile_inputs;
 mod http_api;
 mod http_inputs;

@@ -40,10 +40,7 @@ pub(crate) fn service_with(env: &BTreeMap<String, String>) -> Service {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let config = Config::from_sources(&flags, env, &root).unwrap();
     let (catalog, _) = Catalog::load(&config.catalog_dir).unwrap();
-    let load = LoadReport {
-        finished_at: String::new(),
-        catalog: std::time::Duration::ZERO,
-    };
+    let load = LoadReport::default();
     Service::new(
         config,
         Arc::new(catalog),

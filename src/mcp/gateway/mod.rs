@@ -1,0 +1,202 @@
+//! The gateway's catalog: the tools of every configured source (`[[sources]]`), in order, as
+//! one `Catalog`. A `dir` source is a catalog directory, validated as ever (an invalid one
+//! stops the start, as it always has). A `file` source is a `tools/list` result or a tools
+//! JSON-lines file; an `mcp` source is a server toolscout starts and asks. Their tools get the
+//! id `<source>.<tool>` (slugged, stable), keep what the upstream gives and nothing invented,
+//! and a category inferred from the catalog's own (see `category`). A source that fails
+//! leaves its tools out and says why in the report (and `/health`), so one broken upstream
+//! never keeps the others from serving.
+
+mod category;
+mod upstream;
+
+use crate::catalog::mcp::record_from_mcp;
+use crate::catalog::{Catalog, LoadError, SourceReport, ToolRecord, ToolSource};
+use crate::config::{CatalogSource, Config, SourceKind};
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The catalog of `config`'s sources. `embedder` places upstream tools in the catalog's
+/// categories by meaning; without it, by shared words.
+/// An invalid `dir` source stops the load: `on_invalid` sees its whole validation first (the
+/// CLI prints it file by file).
+pub async fn open_catalog(
+    config: &Config,
+    embedder: Option<&dyn Embedder>,
+    on_invalid: &dyn Fn(&LoadError),
+) -> Result<(Catalog, Vec<SourceReport>)> {
+    let mut hand_written: Vec<ToolRecord> = Vec::new();
+    let mut gathered: Vec<(usize, Vec<ToolRecord>)> = Vec::new();
+    let mut reports = Vec::new();
+    for (i, source) in config.catalog_sources.iter().enumerate() {
+        let outcome = match &source.kind {
+            SourceKind::Dir(path) => {
+                let (catalog, _) = Catalog::load(path).map_err(|e| {
+                    on_invalid(&e);
+                    Error::from(e)
+                })?;
+                hand_written.extend(catalog.tools().iter().cloned());
+                Ok(catalog.len())
+            }
+            SourceKind::File(path) => file_tools(source, path).map(|t| {
+                let n = t.len();
+                gathered.push((i, t));
+                n
+            }),
+            SourceKind::Mcp { .. } => upstream_tools(source).await.map(|t| {
+                let n = t.len();
+                gathered.push((i, t));
+                n
+            }),
+        };
+        if let Err(e) = &outcome {
+            tracing::warn!(source = %source.name, error = %e, "catalog source left out");
+        }
+        reports.push(SourceReport {
+            name: source.name.clone(),
+            kind: source.kind_name().to_string(),
+            tools: *outcome.as_ref().unwrap_or(&0),
+            error: outcome.err().map(|e| e.to_string()),
+            shared_names: Vec::new(),
+        });
+    }
+    let mut gathered_tools: Vec<ToolRecord> = Vec::new();
+    for (i, tools) in gathered {
+        reports[i].shared_names = shared_names(&hand_written, &gathered_tools, &tools);
+        gathered_tools.extend(tools);
+    }
+    category::infer(&mut gathered_tools, &hand_written, embedder)?;
+    let dir = config
+        .catalog_sources
+        .iter()
+        .find_map(|s| match &s.kind {
+            SourceKind::Dir(p) => Some(p.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(PathBuf::new);
+    hand_written.extend(gathered_tools);
+    Ok((Catalog::from_tools(dir, unique_ids(hand_written)), reports))
+}
+
+/// An upstream's tools as records of the source.
+async fn upstream_tools(source: &CatalogSource) -> Result<Vec<ToolRecord>> {
+    let listing = upstream::list(source).await?;
+    Ok(listing
+        .tools
+        .iter()
+        .map(|tool| {
+            let id = format!("{}.{}", source.name, slug(&tool.name));
+            let mut record = record_from_mcp(tool, Some(&listing.server), id, String::new());
+            if let Some(s) = record.source.as_mut() {
+                s.name = source.name.clone();
+                s.title = s
+                    .title
+                    .clone()
+                    .or_else(|| Some(listing.server.name.clone()));
+            }
+            record
+        })
+        .collect())
+}
+
+/// A tools file's tools: hand-written records keep their ids and categories; every other
+/// shape gets the source's id prefix and an inferred category.
+fn file_tools(source: &CatalogSource, path: &std::path::Path) -> Result<Vec<ToolRecord>> {
+    let entries = crate::eval::read_tool_entries(path)?;
+    Ok(entries
+        .into_iter()
+        .map(|(mut record, hand_written)| {
+            if !hand_written {
+                record.tool_id = format!("{}.{}", source.name, slug(&record.name));
+                record.category = String::new();
+                let upstream = record.source.take();
+                record.source = Some(ToolSource {
+                    name: source.name.clone(),
+                    kind: "file".into(),
+                    title: upstream.as_ref().map(|s| s.name.clone()),
+                    description: upstream.and_then(|s| s.description),
+                    category_inferred: false,
+                });
+            }
+            record
+        })
+        .collect())
+}
+
+/// A tool name as an id part: lowercase ASCII letters, digits, `_` and `-`, other runs as one
+/// `_`; the same name always gives the same part.
+pub(crate) fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let trimmed = out.trim_matches('_');
+    if trimmed.is_empty() {
+        "tool".into()
+    } else {
+        trimmed.chars().take(120).collect()
+    }
+}
+
+/// Names of `tools` an earlier source already has.
+fn shared_names(
+    hand_written: &[ToolRecord],
+    earlier: &[ToolRecord],
+    tools: &[ToolRecord],
+) -> Vec<String> {
+    let taken: std::collections::BTreeSet<&str> = hand_written
+        .iter()
+        .chain(earlier)
+        .map(|t| t.name.as_str())
+        .collect();
+    tools
+        .iter()
+        .filter(|t| taken.contains(t.name.as_str()))
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+/// Ids made unique: a later tool whose id is taken (two names with one slug) gets `-2`, `-3`.
+fn unique_ids(records: Vec<ToolRecord>) -> Vec<ToolRecord> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    records
+        .into_iter()
+        .map(|mut r| {
+            let n = seen.entry(r.tool_id.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                tracing::warn!(id = %r.tool_id, "two tools with one id; the later one renamed");
+                r.tool_id = format!("{}-{}", r.tool_id, n);
+            }
+            r
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_stable_id_parts() {
+        assert_eq!(slug("get_current_time"), "get_current_time");
+        assert_eq!(slug("Get Current Time!"), "get_current_time");
+        assert_eq!(slug("ÉTÉ/été"), "t_t");
+        assert_eq!(slug("   "), "tool");
+        assert_eq!(slug(&"x".repeat(500)).len(), 120);
+    }
+
+    #[test]
+    fn a_taken_id_is_suffixed_not_dropped() {
+        let r = |id: &str| crate::catalog::mcp::blank_record(id.into(), id.into(), "c".into());
+        let out = unique_ids(vec![r("a.x"), r("a.x"), r("a.y")]);
+        let ids: Vec<&str> = out.iter().map(|t| t.tool_id.as_str()).collect();
+        assert_eq!(ids, ["a.x", "a.x-2", "a.y"]);
+    }
+}

@@ -1,0 +1,194 @@
+//! The gateway's catalog: `[[sources]]` in the configuration file bring the tools of a real
+//! upstream MCP server (`mcp-server-time` from PyPI, installed by `scripts/fetch-mcp-python`)
+//! and of a `tools/list` file into the catalog beside the shipped directory. Their tools are
+//! searchable under `<source>.<tool>` ids with what the upstream gave and an inferred
+//! category; a source that fails is left out and reported, never fatal.
+
+use crate::client::{get, post_json};
+use crate::common::{shipped_catalog, toolscout};
+use crate::server::Server;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn python() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/mcp-python/bin/python");
+    assert!(
+        p.is_file(),
+        "{} is missing: run scripts/fetch-mcp-python (make test does)",
+        p.display()
+    );
+    p
+}
+
+/// A configuration with the time server, a tools file and a server that cannot start.
+fn config(dir: &Path) -> PathBuf {
+    let tools = dir.join("weather.json");
+    let listing = json!({
+        "serverInfo": {"name": "weather-server"},
+        "instructions": "Forecasts and current conditions.",
+        "tools": [{
+            "name": "get_forecast",
+            "description": "Get the weather forecast for a city for the next days",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]},
+            "annotations": {"readOnlyHint": true}
+        }]
+    });
+    std::fs::write(&tools, listing.to_string()).unwrap();
+    let text = format!(
+        r#"
+[[sources]]
+name = "time"
+kind = "mcp"
+command = {python:?}
+args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+timeout_secs = 60
+
+[[sources]]
+name = "weather"
+kind = "file"
+path = "weather.json"
+
+[[sources]]
+name = "broken"
+kind = "mcp"
+command = "/nonexistent/mcp-server"
+"#,
+        python = python().to_string_lossy()
+    );
+    let path = dir.join("toolscout.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn upstream_tools_are_searchable_beside_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    let health = get(&server, "/health").await;
+    let sources = health.body["catalog"]["sources"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let by_name = |n: &str| sources.iter().find(|s| s["name"] == n).unwrap().clone();
+    assert_eq!(by_name("catalog")["kind"], "dir");
+    assert_eq!(by_name("time")["kind"], "mcp");
+    assert_eq!(by_name("time")["tools"], 2, "{sources:?}");
+    assert_eq!(by_name("weather")["tools"], 1);
+    let broken = by_name("broken");
+    assert_eq!(broken["tools"], 0);
+    assert!(
+        broken["error"].as_str().unwrap().contains("cannot start"),
+        "{broken}"
+    );
+
+    let found = post_json(
+        &server,
+        "/search",
+        r#"{"query": "current time in Tokyo", "max_results": 3}"#,
+    )
+    .await;
+    assert_eq!(found.status, 200, "{}", found.body);
+    assert_eq!(
+        found.body["results"][0]["tool_id"], "time.get_current_time",
+        "{}",
+        found.body
+    );
+
+    let tool = get(&server, "/catalog/tools/time.get_current_time").await;
+    assert_eq!(tool.status, 200);
+    let data = &tool.body["data"];
+    assert_eq!(data["name"], "get_current_time");
+    assert!(
+        data["input_schema"]["properties"]["timezone"].is_object(),
+        "{data}"
+    );
+    assert_eq!(data["source"]["name"], "time");
+    assert_eq!(data["source"]["kind"], "mcp");
+    assert_eq!(data["source"]["category_inferred"], true);
+    // Nothing invented: no examples, keywords or when-to-use the upstream did not give.
+    assert_eq!(data["examples"], json!([]));
+    assert_eq!(data["search_keywords"], json!([]));
+    let categories = get(&server, "/catalog/status").await;
+    let known: Vec<String> = categories.body["data"]["catalog"]["categories"]
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    assert!(
+        known.contains(&data["category"].as_str().unwrap().to_string()),
+        "{known:?}"
+    );
+
+    let weather = get(&server, "/catalog/tools/weather.get_forecast").await;
+    assert_eq!(weather.body["data"]["source"]["kind"], "file");
+    assert_eq!(weather.body["data"]["source"]["title"], "weather-server");
+    let forecast = post_json(
+        &server,
+        "/search",
+        r#"{"query": "weather forecast for Paris", "max_results": 1}"#,
+    )
+    .await;
+    assert_eq!(
+        forecast.body["results"][0]["tool_id"],
+        "weather.get_forecast"
+    );
+}
+
+#[test]
+fn a_mistaken_source_is_a_configuration_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolscout.toml");
+    std::fs::write(
+        &path,
+        "[[sources]]\nname = \"time\"\nkind = \"mcp\"\nargs = [\"x\"]\n",
+    )
+    .unwrap();
+    let out = toolscout()
+        .args(["--config", path.to_str().unwrap(), "search", "time"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "sources[0].command: expected the command that starts the MCP server, found none"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_failed_source_is_named_on_stderr_and_the_rest_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolscout.toml");
+    std::fs::write(
+        &path,
+        "[[sources]]\nname = \"shipped\"\nkind = \"dir\"\npath = \"catalog\"\n[[sources]]\nname = \"gone\"\nkind = \"mcp\"\ncommand = \"/nonexistent/mcp-server\"\n",
+    )
+    .unwrap();
+    let out = toolscout()
+        .args([
+            "--config",
+            path.to_str().unwrap(),
+            "--catalog",
+            shipped_catalog().to_str().unwrap(),
+        ])
+        .args([
+            "search",
+            "grep code",
+            "--mode",
+            "keyword",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("catalog source 'gone' left out"),
+        "{stderr}"
+    );
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!body["results"].as_array().unwrap().is_empty());
+}
