@@ -118,12 +118,14 @@ impl ToolRecord {
     }
 
     /// How to run the tool in toolscout (`POST /tools/call/localSearchCode`), for the tools it
-    /// executes itself; search hits and workflow steps carry it.
+    /// executes itself or forwards to their MCP server (by id: `POST /tools/call/time.now`);
+    /// search hits and workflow steps carry it.
     pub fn call_route(&self) -> Option<String> {
-        self.execution
-            .as_ref()
-            .filter(|e| crate::builtin::is_builtin(&e.name))
-            .map(|e| format!("POST /tools/call/{}", e.name))
+        let e = self.execution.as_ref()?;
+        if e.kind == "mcp" {
+            return Some(format!("POST /tools/call/{}", self.tool_id));
+        }
+        crate::builtin::is_builtin(&e.name).then(|| format!("POST /tools/call/{}", e.name))
     }
 }
 

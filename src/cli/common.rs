@@ -108,7 +108,12 @@ pub(crate) fn open_service(config: &Config, model: Model) -> Result<Service, Err
         catalog: started.elapsed(),
         sources,
     };
-    Service::new(config.clone(), Arc::new(catalog), embedder, load)
+    let mut service = Service::new(config.clone(), Arc::new(catalog), embedder, load)?;
+    if !service.upstream_tools().is_empty() {
+        let pool = toolscout::mcp::gateway::Pool::new(&config.catalog_sources);
+        service.set_upstream(Arc::new(pool));
+    }
+    Ok(service)
 }
 
 /// The catalog of the configured sources: the one directory as ever, or every `[[sources]]`

@@ -23,9 +23,12 @@ pub const MAX_QUERIES: usize = 5;
 /// Runs tools; built once per server, shared by every request.
 pub struct Executor {
     ctx: Arc<Context>,
-    circuits: Arc<Circuits>,
+    pub(super) circuits: Arc<Circuits>,
     /// Input schemas of the tools the served catalog binds, compiled once.
     schemas: BTreeMap<Tool, Arc<Schema>>,
+    /// Where the tools of upstream MCP servers run, when the catalog has any.
+    pub(super) upstream: Option<Arc<dyn super::Upstream>>,
+    pub(super) upstream_schemas: super::upstream::UpstreamSchemas,
 }
 
 /// One query's result.
@@ -44,7 +47,8 @@ pub struct QueryResult {
 /// A finished call.
 #[derive(Debug, Clone)]
 pub struct CallResult {
-    pub tool: Tool,
+    /// The tool's name as callers use it: a builtin's execution name, an upstream tool's id.
+    pub tool: String,
     pub results: Vec<QueryResult>,
 }
 
@@ -72,7 +76,19 @@ impl Executor {
             ctx: Arc::new(Context::new(config)),
             circuits: Arc::new(Circuits::default()),
             schemas,
+            upstream: None,
+            upstream_schemas: Default::default(),
         })
+    }
+
+    /// Each upstream source's session state (`/health`'s `upstreams`), when there are any.
+    pub fn upstream_status(&self) -> Option<Value> {
+        self.upstream.as_ref().map(|u| u.status())
+    }
+
+    /// Runs the tools of upstream MCP servers through `upstream`.
+    pub fn set_upstream(&mut self, upstream: Arc<dyn super::Upstream>) {
+        self.upstream = Some(upstream);
     }
 
     /// The tools this executor runs, in octocode's order.
@@ -107,6 +123,15 @@ impl Executor {
     /// Checks the body's shape: `{"queries": [object, ...]}` with 1 to 5 non-empty objects.
     /// Every violation is listed, each with its pointer.
     pub fn queries(body: &Value) -> Result<Vec<Map<String, Value>>, Error> {
+        Executor::queries_of(body, false)
+    }
+
+    /// The same for an upstream tool, whose query may be `{}` (a tool without arguments).
+    pub fn upstream_queries(body: &Value) -> Result<Vec<Map<String, Value>>, Error> {
+        Executor::queries_of(body, true)
+    }
+
+    fn queries_of(body: &Value, allow_empty: bool) -> Result<Vec<Map<String, Value>>, Error> {
         let mut violations = Vec::new();
         let v = |pointer: &str, message: String| Violation {
             pointer: pointer.to_string(),
@@ -159,7 +184,7 @@ impl Executor {
         let mut out = Vec::new();
         for (i, q) in queries.iter().enumerate() {
             match q.as_object() {
-                Some(map) if map.is_empty() => violations.push(v(
+                Some(map) if map.is_empty() && !allow_empty => violations.push(v(
                     &format!("/queries/{i}"),
                     "expected a query with the tool's parameters, found an empty object".into(),
                 )),
@@ -231,7 +256,10 @@ impl Executor {
             }
         });
         let results = super::join_all(runs.collect()).await;
-        CallResult { tool, results }
+        CallResult {
+            tool: tool.name().to_string(),
+            results,
+        }
     }
 }
 
@@ -242,7 +270,7 @@ fn invalid(violations: Vec<Violation>) -> Error {
     }
 }
 
-fn validate(
+pub(super) fn validate(
     schema: Option<&Schema>,
     index: usize,
     query: &Map<String, Value>,
@@ -345,7 +373,7 @@ impl CallResult {
             |r: &QueryResult| json!({"id": r.id, "status": r.status.as_str(), "data": r.data});
         if let [one] = self.results.as_slice() {
             return json!({
-                "tool": self.tool.name(),
+                "tool": self.tool,
                 "success": self.success(),
                 "data": {"results": [item(one)]},
                 "hints": [],
@@ -373,7 +401,7 @@ impl CallResult {
         let hints_for = |s: Status| json!(by_status.get(s.as_str()).cloned().unwrap_or_default());
         let c = self.counts();
         json!({
-            "tool": self.tool.name(),
+            "tool": self.tool,
             "bulk": true,
             "success": self.success(),
             "instructions": format!(

@@ -99,6 +99,10 @@ tool_error_codes! {
     SearchUnsupported = "searchUnsupported": "The npm registry has no keyword search.",
     Timeout = "timeout": "The query ran past the tool family's time limit.",
     CircuitOpen = "circuitOpen": "The tool's circuit is open after repeated failures; retryAfter says when it closes.",
+    McpServerUnavailable = "mcpServerUnavailable": "The upstream MCP server could not be started or reached, or its session ended; it is restarted with backoff.",
+    McpToolError = "mcpToolError": "The upstream MCP tool ran and reported an error (isError); its content says why.",
+    McpProtocolError = "mcpProtocolError": "The upstream MCP server refused the call or answered outside the protocol.",
+    McpTimeout = "mcpTimeout": "The upstream MCP server did not answer within its source's timeout.",
     InternalError = "internalError": "The tool stopped unexpectedly (a toolscout bug).",
 }
 

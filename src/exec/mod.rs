@@ -22,11 +22,13 @@ pub(crate) mod sandbox;
 #[cfg(test)]
 pub(crate) mod testing;
 pub(crate) mod text;
+mod upstream;
 
 pub use crate::builtin::{is_builtin, Family, Tool, BUILTIN_TOOLS};
 pub use call::{CallResult, Executor, QueryResult, MAX_QUERIES};
 pub use outcome::{Failure, Outcome, QueryError, Status, ToolErrorCode};
 pub use resilience::{CircuitSpec, Policy};
+pub use upstream::{Upstream, UpstreamFuture};
 
 use crate::config::ExecConfig;
 use sandbox::Sandbox;

@@ -60,7 +60,14 @@ fn catalog_summary(catalog: &Catalog) -> String {
 fn meta_tools(service: &Service) -> Vec<Tool> {
     let catalog = service.catalog();
     let summary = catalog_summary(catalog);
-    let runnable: Vec<&str> = service.runnable_tools().iter().map(|(n, _)| *n).collect();
+    // What call_tool runs: the builtin tools by name, upstream servers' tools by id.
+    let upstream = service.upstream_tools();
+    let runnable: Vec<&str> = service
+        .runnable_tools()
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(upstream.iter().map(|t| t.tool_id.as_str()))
+        .collect();
     let discovery = ToolAnnotations::new()
         .read_only(true)
         .destructive(false)
@@ -128,8 +135,10 @@ fn meta_tools(service: &Service) -> Vec<Tool> {
             "Run a tool",
             format!(
                 "Run one of the {} executable tools ({}) on 1 to 5 queries, each checked \
-                 against the tool's input schema (see {DESCRIBE}). Local tools read files \
-                 inside the configured workspace only; results are redacted of secrets.",
+                 against the tool's input schema (see {DESCRIBE}); an upstream MCP server's \
+                 tool (named by id) takes its own arguments as a query and is forwarded to \
+                 its server. Local tools read files inside the configured workspace only; \
+                 results are redacted of secrets.",
                 runnable.len(),
                 runnable.join(", ")
             ),

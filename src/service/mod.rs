@@ -177,9 +177,53 @@ impl Service {
         body: &Value,
         on_done: &(dyn Fn() + Sync),
     ) -> Result<CallResult> {
-        let tool = self.executor.resolve(name)?;
-        let queries = Executor::queries(body)?;
-        Ok(self.executor.call_observed(tool, queries, on_done).await)
+        match self.executor.resolve(name) {
+            Ok(tool) => {
+                let queries = Executor::queries(body)?;
+                Ok(self.executor.call_observed(tool, queries, on_done).await)
+            }
+            Err(not_builtin) => {
+                let Some(record) = self.upstream_tool(name) else {
+                    return Err(self.with_upstream_suggestions(not_builtin, name));
+                };
+                let queries = Executor::upstream_queries(body)?;
+                Ok(self.executor.call_upstream(record, queries, on_done).await)
+            }
+        }
+    }
+
+    /// The tools of upstream MCP servers this service runs by forwarding, in id order.
+    pub fn upstream_tools(&self) -> Vec<&ToolRecord> {
+        self.catalog()
+            .executable()
+            .filter(|t| t.execution.as_ref().is_some_and(|e| e.kind == "mcp"))
+            .collect()
+    }
+
+    /// Runs upstream MCP servers' tools through `upstream` (the gateway's session pool).
+    pub fn set_upstream(&mut self, upstream: Arc<dyn crate::exec::Upstream>) {
+        self.executor.set_upstream(upstream);
+    }
+
+    /// The upstream tool a caller names by id, name or alias.
+    fn upstream_tool(&self, name: &str) -> Option<&ToolRecord> {
+        self.catalog()
+            .find(name)
+            .filter(|t| t.execution.as_ref().is_some_and(|e| e.kind == "mcp"))
+    }
+
+    /// `ToolNotRunnable` listing the upstream tools beside the builtin ones.
+    fn with_upstream_suggestions(&self, e: Error, name: &str) -> Error {
+        let Error::ToolNotRunnable { mut runnable, .. } = e else {
+            return e;
+        };
+        runnable.extend(self.upstream_tools().iter().map(|t| t.tool_id.clone()));
+        let suggestions = crate::catalog::suggest(name, runnable.iter().map(String::as_str));
+        Error::ToolNotRunnable {
+            name: name.to_string(),
+            suggestions,
+            runnable,
+        }
     }
 
     /// The tools toolscout runs itself, in octocode's order, by their execution names.

@@ -26,7 +26,7 @@ impl Service {
     /// Liveness plus what an operator needs to know at a glance (`/health`).
     pub fn health(&self) -> Value {
         let models = self.models();
-        json!({
+        let mut health = json!({
             "status": "ok",
             "version": env!("CARGO_PKG_VERSION"),
             "uptime_seconds": self.started().elapsed().as_secs(),
@@ -46,7 +46,12 @@ impl Service {
             "tools": { "runnable": self.executor().tools().len() },
             // octocode's key: every circuit used so far, with its state and failure count.
             "circuits": self.executor().circuits(),
-        })
+        });
+        // Sessions with upstream MCP servers (`mcp` sources), when there are any.
+        if let Some(upstreams) = self.executor().upstream_status() {
+            health["upstreams"] = upstreams;
+        }
+        health
     }
 
     /// The served catalog and the state of search over it (`GET /catalog/status`).

@@ -192,3 +192,206 @@ fn a_failed_source_is_named_on_stderr_and_the_rest_serve() {
     let body: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!body["results"].as_array().unwrap().is_empty());
 }
+
+/// The `result` of a JSON-RPC answer on `/mcp`'s event stream.
+async fn mcp_call(server: &Server, session: &str, id: u64, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let text = crate::client::client()
+        .post(server.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("no answer to {method}: {text}"))
+}
+
+#[tokio::test]
+async fn upstream_tools_run_through_every_door() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    // HTTP: the builtin tools' envelope, with the upstream's own result inside.
+    let tokyo = r#"{"queries": [{"timezone": "Asia/Tokyo"}]}"#;
+    let ran = post_json(&server, "/tools/call/time.get_current_time", tokyo).await;
+    assert_eq!(ran.status, 200, "{}", ran.body);
+    let data = &ran.body["data"]["results"][0]["data"];
+    assert_eq!(
+        data["structuredContent"]["timezone"], "Asia/Tokyo",
+        "{data}"
+    );
+    // Arguments are checked against the upstream's input schema before anything is sent.
+    let wrong = post_json(
+        &server,
+        "/tools/call/time.get_current_time",
+        r#"{"queries": [{"timezone": 5}]}"#,
+    )
+    .await;
+    assert_eq!(wrong.status, 400);
+    assert_eq!(
+        wrong.body["data"]["results"][0]["data"]["errorCode"],
+        "validationFailed"
+    );
+    // The tool's own refusal keeps what it said.
+    let mars = post_json(
+        &server,
+        "/tools/call/time.get_current_time",
+        r#"{"queries": [{"timezone": "Mars/Olympus"}]}"#,
+    )
+    .await;
+    assert_eq!(mars.status, 422, "{}", mars.body);
+    let refused = &mars.body["data"]["results"][0]["data"];
+    assert_eq!(refused["errorCode"], "mcpToolError");
+    assert!(
+        refused["error"].as_str().unwrap().contains("Mars/Olympus"),
+        "{refused}"
+    );
+    // A search hit says how to run it.
+    let hit = post_json(
+        &server,
+        "/search",
+        r#"{"query": "current time in Tokyo", "max_results": 1}"#,
+    )
+    .await;
+    assert_eq!(
+        hit.body["results"][0]["call"],
+        "POST /tools/call/time.get_current_time"
+    );
+    let health = get(&server, "/health").await;
+    assert_eq!(
+        health.body["upstreams"]["time"]["state"], "connected",
+        "{}",
+        health.body
+    );
+    assert_eq!(health.body["circuits"]["mcp:time"]["state"], "closed");
+
+    // MCP: call_tool by id.
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    let response = crate::client::client()
+        .post(server.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}).to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let args = json!({"name": "time.get_current_time", "queries": [{"timezone": "Europe/Paris"}]});
+    let answer = mcp_call(
+        &server,
+        &session,
+        2,
+        "tools/call",
+        json!({"name": "call_tool", "arguments": args}),
+    )
+    .await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], false, "{answer}");
+    assert_eq!(
+        result["structuredContent"]["data"]["results"][0]["data"]["structuredContent"]["timezone"],
+        "Europe/Paris"
+    );
+
+    // CLI: the same envelope.
+    let out = toolscout()
+        .args([
+            "--config",
+            config.to_str().unwrap(),
+            "--catalog",
+            shipped_catalog().to_str().unwrap(),
+        ])
+        .args(["call", "time.get_current_time", r#"{"timezone": "UTC"}"#])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        body["data"]["results"][0]["data"]["structuredContent"]["timezone"],
+        "UTC"
+    );
+}
+
+/// Kills the processes whose environment holds `marker` (the upstream server a test started).
+fn kill_marked(marker: &str) -> usize {
+    let mut killed = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let needle = format!("TOOLSCOUT_TEST_MARKER={marker}");
+        if environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            let pid = entry.file_name().to_string_lossy().to_string();
+            if std::process::Command::new("kill")
+                .args(["-9", &pid])
+                .status()
+                .unwrap()
+                .success()
+            {
+                killed += 1;
+            }
+        }
+    }
+    killed
+}
+
+#[tokio::test]
+async fn a_dead_upstream_is_reported_then_restarted() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!(
+        "{}-{}",
+        std::process::id(),
+        dir.path().display().to_string().len()
+    );
+    let text = format!(
+        "[[sources]]\nname = \"time\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [\"-m\", \"mcp_server_time\"]\nenv = {{ TOOLSCOUT_TEST_MARKER = {marker:?} }}\n",
+        python().to_string_lossy()
+    );
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, text).unwrap();
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    let utc = r#"{"queries": [{"timezone": "UTC"}]}"#;
+    let call = || post_json(&server, "/tools/call/time.get_current_time", utc);
+    assert_eq!(call().await.status, 200);
+    assert!(kill_marked(&marker) >= 1, "the upstream server was found");
+    // A call after the death either finds the session ended and restarts the server at once,
+    // or breaks on it (a clear error) and the server is restarted after a backoff of 1 s.
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        let answer = call().await;
+        statuses.push(answer.status);
+        if answer.status == 200 {
+            break;
+        }
+        assert_eq!(answer.status, 502, "{}", answer.body);
+        assert_eq!(
+            answer.body["data"]["results"][0]["data"]["errorCode"],
+            "mcpServerUnavailable"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    }
+    assert_eq!(statuses.last(), Some(&200), "{statuses:?}");
+    let health = get(&server, "/health").await;
+    let time = &health.body["upstreams"]["time"];
+    assert_eq!(time["state"], "connected", "{time}");
+    assert_eq!(time["restarts"], 1, "{time}");
+    assert_eq!(time["failures"], 0, "{time}");
+}

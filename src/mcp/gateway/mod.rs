@@ -8,10 +8,13 @@
 //! never keeps the others from serving.
 
 mod category;
+mod pool;
 mod upstream;
 
+pub use pool::Pool;
+
 use crate::catalog::mcp::record_from_mcp;
-use crate::catalog::{Catalog, LoadError, SourceReport, ToolRecord, ToolSource};
+use crate::catalog::{Catalog, Execution, LoadError, SourceReport, ToolRecord, ToolSource};
 use crate::config::{CatalogSource, Config, SourceKind};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
@@ -89,6 +92,11 @@ async fn upstream_tools(source: &CatalogSource) -> Result<Vec<ToolRecord>> {
         .map(|tool| {
             let id = format!("{}.{}", source.name, slug(&tool.name));
             let mut record = record_from_mcp(tool, Some(&listing.server), id, String::new());
+            // toolscout runs it by forwarding the call to the server (`exec::upstream`).
+            record.execution = Some(Execution {
+                kind: "mcp".into(),
+                name: tool.name.clone(),
+            });
             if let Some(s) = record.source.as_mut() {
                 s.name = source.name.clone();
                 s.title = s

@@ -1,5 +1,6 @@
 //! An upstream MCP server over stdio, as an MCP client sees it: started from its configured
-//! command, initialized, asked for every tool (following `tools/list` pages), then shut down.
+//! command and initialized (`connect`, which the session pool keeps), or asked once for every
+//! tool (following `tools/list` pages) and shut down (`list`).
 //! The child gets a minimal environment (as the official SDKs give theirs) plus what the
 //! source configures: toolscout's own credentials are not an upstream's business. The whole
 //! exchange is bounded by the source's timeout.
@@ -7,8 +8,9 @@
 use crate::catalog::mcp::{McpServer, McpTool};
 use crate::config::{CatalogSource, SourceKind};
 use crate::error::{Error, Result};
+use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
+use rmcp::{RoleClient, ServiceExt};
 use std::process::Stdio;
 
 /// What an upstream says about itself and its tools.
@@ -23,8 +25,16 @@ const INHERITED_ENV: &[&str] = &[
     "HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "TMPDIR", "TZ",
 ];
 
-/// Starts `source`'s server and lists its tools; any failure names the source.
-pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
+/// The failure of `source`, named.
+pub(crate) fn failed(source: &CatalogSource, message: String) -> Error {
+    Error::Upstream {
+        source_name: source.name.clone(),
+        message,
+    }
+}
+
+/// A session with `source`'s server: started from its command and initialized.
+pub(crate) async fn connect(source: &CatalogSource) -> Result<RunningService<RoleClient, ()>> {
     let SourceKind::Mcp {
         command,
         args,
@@ -32,10 +42,7 @@ pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
         cwd,
     } = &source.kind
     else {
-        return Err(Error::Internal(format!(
-            "source {} is not an MCP server",
-            source.name
-        )));
+        return Err(failed(source, "not an MCP server".into()));
     };
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(args).env_clear();
@@ -48,19 +55,19 @@ pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
-    let failed = |what: String| Error::Upstream {
-        source_name: source.name.clone(),
-        message: what,
-    };
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| failed(source, format!("cannot start {command:?}: {e}")))?;
+    ().serve(transport)
+        .await
+        .map_err(|e| failed(source, format!("did not initialize: {e}")))
+}
+
+/// Starts `source`'s server and lists its tools; any failure names the source.
+pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
     let work = async {
-        let (transport, _) = TokioChildProcess::builder(cmd)
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| failed(format!("cannot start {command:?}: {e}")))?;
-        let client =
-            ().serve(transport)
-                .await
-                .map_err(|e| failed(format!("did not initialize: {e}")))?;
+        let client = connect(source).await?;
         let server = client.peer_info().map(|info| McpServer {
             name: info
                 .server_info
@@ -72,14 +79,14 @@ pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
         let tools = client
             .list_all_tools()
             .await
-            .map_err(|e| failed(format!("tools/list failed: {e}")))?;
+            .map_err(|e| failed(source, format!("tools/list failed: {e}")))?;
         let _ = client.cancel().await;
         let tools = tools
             .into_iter()
             .map(|t| {
-                let wire = serde_json::to_value(&t).map_err(|e| failed(e.to_string()))?;
+                let wire = serde_json::to_value(&t).map_err(|e| failed(source, e.to_string()))?;
                 serde_json::from_value::<McpTool>(wire)
-                    .map_err(|e| failed(format!("a tool of tools/list is malformed: {e}")))
+                    .map_err(|e| failed(source, format!("a tool of tools/list is malformed: {e}")))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Listing {
@@ -93,9 +100,12 @@ pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
     tokio::time::timeout(source.timeout, work)
         .await
         .map_err(|_| {
-            failed(format!(
-                "did not list its tools within {} s",
-                source.timeout.as_secs()
-            ))
+            failed(
+                source,
+                format!(
+                    "did not list its tools within {} s",
+                    source.timeout.as_secs()
+                ),
+            )
         })?
 }
