@@ -12,6 +12,20 @@ fn default_score() -> f64 {
     DEFAULT_SCORE
 }
 
+// What a hand-written entry that leaves a field out gets (the validator warns about each;
+// only id, name, description and category are required).
+fn default_tool_type() -> ToolType {
+    ToolType::Custom
+}
+
+fn default_tier() -> PerformanceTier {
+    PerformanceTier::Balanced
+}
+
+fn default_input_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolType {
@@ -46,7 +60,9 @@ pub struct ToolRecord {
     pub aliases: Vec<String>,
     pub description: String,
     pub category: String,
+    #[serde(default = "default_tool_type")]
     pub tool_type: ToolType,
+    #[serde(default)]
     pub version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
@@ -62,20 +78,29 @@ pub struct ToolRecord {
     pub popularity_score: f64,
     #[serde(default = "default_score")]
     pub reliability_score: f64,
+    #[serde(default = "default_tier")]
     pub performance_tier: PerformanceTier,
+    #[serde(default)]
     pub search_keywords: Vec<String>,
+    #[serde(default)]
     pub semantic_tags: Vec<String>,
+    #[serde(default)]
     pub parameters: Vec<ParameterDefinition>,
+    #[serde(default = "default_input_schema")]
     pub input_schema: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub return_schema: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution: Option<Execution>,
+    #[serde(default)]
     pub examples: Vec<ToolExample>,
+    #[serde(default)]
     pub when_to_use: String,
     #[serde(default)]
     pub usage_patterns: Vec<UsagePattern>,
+    #[serde(default)]
     pub similar_tools: Vec<String>,
+    #[serde(default)]
     pub complementary_tools: Vec<String>,
     #[serde(default)]
     pub prerequisite_tools: Vec<String>,
@@ -88,7 +113,9 @@ pub struct ToolRecord {
     /// Where the record comes from, when not a hand-written catalog file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ToolSource>,
+    #[serde(default)]
     pub created_at: String,
+    #[serde(default)]
     pub updated_at: String,
 }
 

@@ -87,7 +87,7 @@ pub const EXPECTED: &[Expect] = &[
         "",
         "schema",
         &[
-            "expected required property \"when_to_use\"",
+            "expected required property \"category\"",
             "found it missing",
         ],
     ),
@@ -336,6 +336,12 @@ pub const EXPECTED: &[Expect] = &[
         ],
     ),
     warning(
+        "warnings/missing_recommended.json",
+        "/version",
+        "missing_recommended",
+        &["expected version", "found it missing"],
+    ),
+    warning(
         "warnings/no_examples.json",
         "/examples",
         "no_examples",
@@ -378,4 +384,5 @@ pub const ALL_CODES: &[&str] = &[
     "short_description",
     "no_examples",
     "default_score",
+    "missing_recommended",
 ];

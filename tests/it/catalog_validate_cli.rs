@@ -66,7 +66,7 @@ fn cli_bad_catalog_exits_1_with_located_messages() {
     }
     assert_eq!(
         run.stdout.lines().last(),
-        Some("INVALID: 37 files checked, 7 tools valid, 30 errors in 30 files, 3 warnings")
+        Some("INVALID: 38 files checked, 8 tools valid, 30 errors in 30 files, 4 warnings")
     );
     // The binary prints exactly the library's report.
     assert_eq!(
@@ -86,9 +86,9 @@ fn cli_bad_catalog_json() {
     let report: Value = serde_json::from_str(&run.stdout).expect("stdout is JSON");
     assert_eq!(report["valid"], false);
     assert_eq!(report["strict"], false);
-    assert_eq!(report["files_checked"], 37);
+    assert_eq!(report["files_checked"], 38);
     assert_eq!(report["errors"], 30);
-    assert_eq!(report["warnings"], 3);
+    assert_eq!(report["warnings"], 4);
     assert_eq!(report["files_with_errors"], 30);
     let diagnostics = report["diagnostics"].as_array().expect("diagnostics array");
     assert_eq!(diagnostics.len(), EXPECTED.len());
