@@ -221,25 +221,46 @@ fn escape(name: &str) -> String {
 /// Fields an entry may leave out on day one (only id, name, description and category are
 /// required), each with what it gives; a missing one is a warning, an error with `--strict`.
 const RECOMMENDED: &[(&str, &str)] = &[
-    ("tool_type", "system, custom, third_party or experimental; custom when left out"),
+    (
+        "tool_type",
+        "system, custom, third_party or experimental; custom when left out",
+    ),
     ("version", "the tool's version, shown with results"),
-    ("performance_tier", "fast, balanced or comprehensive; balanced when left out"),
+    (
+        "performance_tier",
+        "fast, balanced or comprehensive; balanced when left out",
+    ),
     ("search_keywords", "the phrases people search for it by"),
     ("semantic_tags", "tags that group it with related tools"),
     ("parameters", "its parameters, searched and shown to agents"),
-    ("input_schema", "the JSON Schema of its arguments, so examples and calls can be checked"),
+    (
+        "input_schema",
+        "the JSON Schema of its arguments, so examples and calls can be checked",
+    ),
     ("when_to_use", "when to pick it over its alternatives"),
-    ("similar_tools", "its alternatives, for comparisons and suggestions"),
+    (
+        "similar_tools",
+        "its alternatives, for comparisons and suggestions",
+    ),
     ("complementary_tools", "tools used with it, for workflows"),
     ("created_at", "when the entry was written, RFC 3339"),
-    ("updated_at", "when the entry last changed, RFC 3339, for the recent_only filter"),
+    (
+        "updated_at",
+        "when the entry last changed, RFC 3339, for the recent_only filter",
+    ),
 ];
 
 fn check_recommended(file: &str, raw: &Value, out: &mut Validation) {
     for (field, gives) in RECOMMENDED {
         if raw.get(field).is_none() {
             let msg = format!("expected {field} ({gives}), found it missing");
-            out.push(file, format!("/{field}"), Severity::Warning, "missing_recommended", msg);
+            out.push(
+                file,
+                format!("/{field}"),
+                Severity::Warning,
+                "missing_recommended",
+                msg,
+            );
         }
     }
 }

@@ -40,6 +40,9 @@ pub(super) async fn call(
             other if handler.options.expose_tools && is_runnable(handler, other) => {
                 Some(run::run(handler, other, &args, &context).await)
             }
+            other if handler.options.expose_tools && is_upstream(handler, other) => {
+                Some(run::proxy(handler, other, args.clone(), &context).await)
+            }
             _ => None,
         }
     };
@@ -142,6 +145,14 @@ fn is_runnable(handler: &Handler, name: &str) -> bool {
         .runnable_tools()
         .iter()
         .any(|(n, _)| *n == name)
+}
+
+fn is_upstream(handler: &Handler, id: &str) -> bool {
+    handler
+        .service
+        .upstream_tools()
+        .iter()
+        .any(|t| t.tool_id == id)
 }
 
 /// The operation an `ErrorDetail` names: HTTP's, so the same mistake reads the same.

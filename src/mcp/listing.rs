@@ -153,9 +153,36 @@ fn meta_tools(service: &Service) -> Vec<Tool> {
     ]
 }
 
-/// With `--expose-tools`: each executable tool under its execution name, taking octocode's
-/// `{queries: [...]}` with the tool's own input schema for each query.
+/// With `--expose-tools`: each builtin tool under its execution name, taking octocode's
+/// `{queries: [...]}` with the tool's own input schema for each query; then each upstream
+/// server's tool under its id, exactly as its server lists it (schema, output schema,
+/// annotations), so toolscout is a transparent proxy for it.
 fn exposed_tools(service: &Service) -> Vec<Tool> {
+    let upstream = service.upstream_tools().into_iter().map(|t| {
+        let mut listed = Tool::new_with_raw(
+            t.tool_id.clone(),
+            Some(t.description.clone().into()),
+            object(t.input_schema.clone()),
+        );
+        if let Some(title) = t.aliases.first() {
+            listed = listed.with_title(title.clone());
+        }
+        if let Some(output) = &t.return_schema {
+            listed = listed.with_raw_output_schema(object(output.clone()));
+        }
+        if let Some(annotations) = t
+            .annotations
+            .as_ref()
+            .and_then(|a| serde_json::from_value::<ToolAnnotations>(a.clone()).ok())
+        {
+            listed = listed.with_annotations(annotations);
+        }
+        listed
+    });
+    builtin_tools(service).into_iter().chain(upstream).collect()
+}
+
+fn builtin_tools(service: &Service) -> Vec<Tool> {
     service
         .runnable_tools()
         .into_iter()

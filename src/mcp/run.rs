@@ -154,6 +154,39 @@ pub(super) async fn run(
     })
 }
 
+/// An upstream tool exposed under its own id: its arguments are one query, and its server's
+/// result comes back as the server gave it (content, structured content, `isError`), so the
+/// tool's own output schema holds. toolscout's checks and failures (a bad argument, a server
+/// that is down) are error results with the query's error text.
+pub(super) async fn proxy(
+    handler: &Handler,
+    id: &str,
+    args: Value,
+    context: &RequestContext<RoleServer>,
+) -> Result<Answered> {
+    let body = json!({ "queries": [args] });
+    let answered = run(handler, id, &body, context).await?;
+    let envelope = answered
+        .result
+        .structured_content
+        .clone()
+        .unwrap_or_default();
+    let item = &envelope["data"]["results"][0];
+    let result = if item["status"] == "error" {
+        let text = item["data"]["error"].as_str().unwrap_or("the call failed");
+        let mut failed = CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)]);
+        failed.structured_content = None;
+        failed
+    } else {
+        serde_json::from_value::<CallToolResult>(item["data"].clone())
+            .map_err(|e| Error::Internal(format!("an upstream result did not read back: {e}")))?
+    };
+    Ok(Answered {
+        result,
+        status: answered.status,
+    })
+}
+
 /// Tells a client that asked for logs how a call went: failures at `warning`, every call at
 /// `info`.
 pub(super) async fn log_outcome(
