@@ -1,0 +1,82 @@
+//! Upstream tools exposed to MCP clients (`--expose-tools`): listed under their ids exactly as
+//! their servers list them, and called through toolscout as a transparent proxy that checks
+//! arguments first. The upstream is the fixture server `tests/fixtures/mcp-servers/
+//! schema_server.py`, whose one tool carries the JSON Schema 2020-12 keywords the MCP
+//! conformance suite checks (SEP-1613).
+
+use crate::common::shipped_catalog;
+use crate::gateway::{mcp_call, mcp_session, python};
+use crate::server::Server;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// A source that is the fixture server of `tests/fixtures/mcp-servers/schema_server.py`.
+fn schema_source(dir: &Path) -> PathBuf {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp-servers/schema_server.py");
+    let text = format!(
+        "[[sources]]\nname = \"schema\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [{:?}]\n",
+        python().to_string_lossy(),
+        script.to_string_lossy()
+    );
+    let path = dir.join("toolscout.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn exposed_upstream_tools_keep_their_schemas_and_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = schema_source(dir.path());
+    let server = Server::start(
+        &shipped_catalog(),
+        &["--config", config.to_str().unwrap(), "--expose-tools"],
+    );
+    let session = mcp_session(&server).await;
+    let listed = mcp_call(&server, &session, 2, "tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let tool = tools
+        .iter()
+        .find(|t| t["name"] == "schema.json_schema_2020_12_tool")
+        .unwrap_or_else(|| panic!("not listed: {listed}"));
+    // Every 2020-12 keyword as the server wrote it (SEP-1613).
+    let schema = &tool["inputSchema"];
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        schema["$defs"]["address"]["properties"]["city"]["type"],
+        "string"
+    );
+    assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/address");
+    assert_eq!(schema["additionalProperties"], false);
+    // Called under its id, it answers as its server does.
+    let args = json!({"name": "Ada", "address": {"city": "London"}});
+    let called = mcp_call(
+        &server,
+        &session,
+        3,
+        "tools/call",
+        json!({"name": "schema.json_schema_2020_12_tool", "arguments": args}),
+    )
+    .await;
+    assert_eq!(
+        called["result"]["content"][0]["text"], "hello Ada",
+        "{called}"
+    );
+    assert_ne!(called["result"]["isError"], true);
+    // toolscout checks the schema first: a property it forbids never reaches the server.
+    let wrong = json!({"name": "Ada", "phone": "123"});
+    let refused = mcp_call(
+        &server,
+        &session,
+        4,
+        "tools/call",
+        json!({"name": "schema.json_schema_2020_12_tool", "arguments": wrong}),
+    )
+    .await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("phone"), "{text}");
+}
