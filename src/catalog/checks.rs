@@ -37,7 +37,6 @@ pub(super) fn check_tool(file: &str, tool: &ToolRecord, raw: &Value, out: &mut V
     }
     check_parameters(file, tool, out);
     check_examples(file, tool, out);
-    check_recommended(file, raw, out);
 
     if tool.description.chars().count() < USEFUL_DESCRIPTION_CHARS {
         let msg = format!(
@@ -250,7 +249,8 @@ const RECOMMENDED: &[(&str, &str)] = &[
     ),
 ];
 
-fn check_recommended(file: &str, raw: &Value, out: &mut Validation) {
+/// Reads the raw document, so a file that fails the schema still learns what it lacks.
+pub(super) fn check_recommended(file: &str, raw: &Value, out: &mut Validation) {
     for (field, gives) in RECOMMENDED {
         if raw.get(field).is_none() {
             let msg = format!("expected {field} ({gives}), found it missing");

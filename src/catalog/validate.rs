@@ -284,6 +284,9 @@ fn check_value(source: Origin<'_>, value: &Value, out: &mut Validation) -> Optio
         );
         out.push(file, "", Severity::Error, "misplaced_file", msg);
     }
+    if value.is_object() {
+        super::checks::check_recommended(file, value, out);
+    }
     if !schema_ok {
         return None;
     }

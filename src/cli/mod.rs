@@ -7,6 +7,7 @@ mod call;
 mod common;
 mod compare;
 mod eval;
+mod import;
 mod mcp;
 mod recommend;
 mod search;
@@ -87,6 +88,8 @@ enum CatalogCommand {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Write one catalog file per tool of an MCP server, for maintainers to curate
+    Import(import::ImportArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -126,6 +129,12 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 flags.catalog_dir = dir;
             }
             validate(&Config::load(&flags)?, strict, format)
+        }
+        Command::Catalog {
+            command: CatalogCommand::Import(args),
+        } => {
+            flags.models_dir = args.models.clone();
+            import::run(&Config::load(&flags)?, args)
         }
         Command::Recommend(args) => {
             flags.models_dir = args.models.clone();

@@ -80,3 +80,69 @@ async fn exposed_upstream_tools_keep_their_schemas_and_answers() {
     let text = refused["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("phone"), "{text}");
 }
+
+#[test]
+fn import_writes_a_catalog_file_per_upstream_tool_and_reports_what_to_curate() {
+    let out = tempfile::tempdir().unwrap();
+    let command = format!("{} -m mcp_server_time", python().to_string_lossy());
+    let run = || {
+        crate::common::toolscout()
+            .args(["--catalog", shipped_catalog().to_str().unwrap()])
+            .args(["catalog", "import", "--mcp", &command, "--name", "time"])
+            .args([
+                "--out",
+                out.path().to_str().unwrap(),
+                "--models",
+                "/nonexistent",
+            ])
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(stdout.contains("2 of 2 tools written"), "{stdout}");
+    let written: Vec<PathBuf> = walk(out.path());
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+        .collect();
+    assert!(
+        names.contains(&"time_get_current_time.json".to_string()),
+        "{names:?}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&written[0]).unwrap()).unwrap();
+    assert_eq!(doc["source"]["kind"], "mcp");
+    assert_eq!(doc["source"]["category_inferred"], true);
+    assert!(doc["input_schema"]["properties"].is_object());
+    // What is left to a maintainer is reported, not invented: the server's one-line
+    // descriptions are under the schema's minimum, and the recommended fields are missing.
+    assert_eq!(first.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("/description: expected at least 40 characters"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("/when_to_use: expected when_to_use"),
+        "{stdout}"
+    );
+    // A second import keeps what a maintainer may have edited.
+    let second = run();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("kept"), "{stderr}");
+    assert!(String::from_utf8_lossy(&second.stdout).contains("0 of 2 tools written"));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}

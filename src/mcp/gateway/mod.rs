@@ -8,9 +8,11 @@
 //! never keeps the others from serving.
 
 mod category;
+mod import;
 mod pool;
 mod upstream;
 
+pub use import::{import, Imported};
 pub use pool::Pool;
 
 use crate::catalog::mcp::record_from_mcp;
