@@ -62,6 +62,8 @@ pub enum Error {
         source_name: String,
         message: String,
     },
+    #[error("the catalog was not reloaded: {reason}")]
+    ReloadFailed { reason: String },
     #[error("internal error")]
     Internal(String),
 }
@@ -185,6 +187,10 @@ error_codes! { Code {
         "Check the source's command, arguments and environment with `toolscout serve --print-config`",
         "Run the source's command by hand: it must speak MCP over stdin and stdout",
     ];
+    ReloadFailed => "RELOAD_FAILED", 422, ValidationError, [
+        "The last good catalog keeps serving",
+        "Run `toolscout catalog validate` on the catalog directory and fix what it reports",
+    ];
     InternalError => "INTERNAL_ERROR", 500, SystemError, [
         "Retry; if it persists, report it with the request id",
     ];
@@ -204,6 +210,7 @@ impl Error {
             Error::ModelUnavailable { .. } => Code::ModelUnavailable,
             Error::EmbeddingFailed { .. } => Code::EmbeddingFailed,
             Error::Upstream { .. } => Code::UpstreamFailed,
+            Error::ReloadFailed { .. } => Code::ReloadFailed,
             Error::Internal(_) => Code::InternalError,
         }
     }
@@ -368,6 +375,7 @@ mod tests {
                 source_name: "s".into(),
                 message: "x".into(),
             },
+            Error::ReloadFailed { reason: "x".into() },
             Error::Internal("x".into()),
         ]
     }

@@ -5,6 +5,7 @@ use super::common::{open_service, runtime, Model};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use toolscout::config::{Config, Overrides};
 use toolscout::http::{app, AppState};
 use toolscout::Error;
@@ -57,7 +58,7 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     }
     init_logging(&config.log_level);
     // The model is optional: without it the server answers keyword searches and says why.
-    let service = match open_service(&config, Model::Load) {
+    let mut service = match open_service(&config, Model::Load) {
         Err(e @ Error::CatalogInvalid { .. }) => {
             eprintln!("toolscout: refusing to start on an invalid catalog");
             return Err(e);
@@ -69,6 +70,10 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
         semantic = ?service.engine().snapshot().semantic_status,
         "indexes built"
     );
+    // POST /catalog/reload and SIGHUP read every source again through the gateway.
+    service.set_loader(Arc::new(toolscout::mcp::gateway::Loader {
+        config: config.clone(),
+    }));
     runtime()?.block_on(listen(config, service, args.mcp.into()))
 }
 
@@ -98,6 +103,7 @@ async fn listen(
     );
     // Tests and scripts read this line to learn the port when binding to port 0.
     println!("listening on http://{local}");
+    reload_on_hangup(state.service.clone());
     let sessions = state.clone();
     // No Nagle: an event stream's frames are small writes in a row, and Nagle's wait for an
     // ACK the client delays cost every MCP call over HTTP 40 ms.
@@ -115,6 +121,26 @@ async fn listen(
         .map_err(|e| Error::Internal(format!("the server stopped: {e}")))?;
     tracing::info!("shut down cleanly");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reloads the catalog on each SIGHUP, as daemons do; a failed reload is logged and the
+/// last good catalog keeps serving.
+fn reload_on_hangup(service: Arc<toolscout::service::Service>) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+            tracing::warn!("cannot listen for SIGHUP; POST /catalog/reload still reloads");
+            return;
+        };
+        while hangups.recv().await.is_some() {
+            if let Err(e) = service.reload().await {
+                tracing::warn!(error = %e, "SIGHUP: catalog not reloaded");
+            }
+        }
+    });
+    #[cfg(not(unix))]
+    let _ = service;
 }
 
 /// Resolves on SIGINT or SIGTERM; in-flight requests then finish before the server exits.

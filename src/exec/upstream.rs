@@ -42,6 +42,14 @@ pub(crate) struct UpstreamSchemas {
 }
 
 impl UpstreamSchemas {
+    /// Drops every compiled schema (a reload may have changed them).
+    fn clear(&self) {
+        self.compiled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// The tool's compiled schema; `None` when its schema does not compile (the server's
     /// own check then decides).
     fn get(&self, tool: &ToolRecord) -> Arc<Option<Schema>> {
@@ -67,6 +75,11 @@ fn circuit_of(source: &str) -> &'static str {
 }
 
 impl Executor {
+    /// Forgets the compiled schemas of upstream tools, after the catalog changed.
+    pub fn forget_upstream_schemas(&self) {
+        self.upstream_schemas.clear();
+    }
+
     /// Runs an upstream tool on each query; like [`Executor::call_observed`], never fails as
     /// a whole once the body is well formed.
     pub async fn call_upstream(

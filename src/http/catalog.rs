@@ -89,3 +89,15 @@ pub(crate) async fn validate(
         .map_err(|e| ApiError::new(op, e))?;
     Ok(Json(json!({ "success": true, "data": report })))
 }
+
+/// `POST /catalog/reload`: reads every catalog source again and serves the result; the
+/// answer says what changed. A catalog that cannot be read (an invalid file) changes nothing
+/// and answers 422 with why.
+pub(crate) async fn reload(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let data = state
+        .service
+        .reload()
+        .await
+        .map_err(|e| ApiError::new("catalog.reload", e))?;
+    Ok(Json(json!({ "success": true, "data": data })))
+}

@@ -35,8 +35,9 @@ pub struct AppState {
     /// The one service behind every door: catalog, engine, executor.
     pub service: Arc<Service>,
     logs: Arc<RequestLog>,
-    /// `GET /openapi.json`'s body, made on first request (it lists this catalog's categories).
-    openapi: Arc<std::sync::OnceLock<axum::body::Bytes>>,
+    /// `GET /openapi.json`'s body and the catalog version it was made for (it lists the
+    /// catalog's categories, which a reload may change).
+    openapi: Arc<std::sync::Mutex<Option<(String, axum::body::Bytes)>>>,
     /// MCP's streamable HTTP endpoint, mounted at `/mcp`.
     mcp: crate::mcp::HttpMount,
 }
@@ -85,6 +86,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/catalog/tools/{id}"),
     ("POST", "/catalog/validate"),
     ("GET", "/catalog/status"),
+    ("POST", "/catalog/reload"),
     ("GET", "/tools/list"),
     ("GET", "/tools/info/{toolName}"),
     ("POST", "/tools/call/{toolName}"),
@@ -111,6 +113,7 @@ pub fn app(state: AppState) -> Router {
         .route("/catalog/tools/{id}", get(catalog::get_tool))
         .route("/catalog/validate", post(catalog::validate))
         .route("/catalog/status", get(status::catalog_status))
+        .route("/catalog/reload", post(catalog::reload))
         .route("/tools/list", get(octocode::tools_list))
         .route("/tools/info/{toolName}", get(octocode::tools_info))
         .route("/tools/call/{toolName}", post(tools_call::call))

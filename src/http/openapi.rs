@@ -50,10 +50,18 @@ pub(crate) fn document_for(catalog: &Catalog) -> Value {
 /// Serves the document of this server's catalog, serialised once.
 pub(crate) async fn openapi(State(state): State<AppState>) -> impl axum::response::IntoResponse {
     // Bytes: each response shares the one serialisation instead of copying it.
-    let body = state
-        .openapi
-        .get_or_init(|| document_for(state.service.catalog()).to_string().into())
-        .clone();
+    let catalog = state.service.catalog();
+    let body = {
+        let mut cached = state.openapi.lock().unwrap_or_else(|e| e.into_inner());
+        match cached.as_ref() {
+            Some((version, body)) if version == catalog.version() => body.clone(),
+            _ => {
+                let body: axum::body::Bytes = document_for(&catalog).to_string().into();
+                *cached = Some((catalog.version().to_string(), body.clone()));
+                body
+            }
+        }
+    };
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
         body,
@@ -328,6 +336,9 @@ fn operations() -> Vec<Op> {
             .query("strict", "Warnings make the report invalid, as with --strict", boolean()),
         op("GET", "/catalog/status", "catalog", "Catalog version, counts, load time, model status, search modes")
             .ok("CatalogStatus"),
+        op("POST", "/catalog/reload", "catalog", "Read every catalog source again and serve the result; what changed")
+            .ok("CatalogReload")
+            .errors(&[422]),
         op("GET", "/tools/list", "octocode", "The tools toolscout runs, with one-line descriptions")
             .ok("OctocodeToolList"),
         op("GET", "/tools/info/{toolName}", "octocode", "One tool with its input JSON Schema")

@@ -83,7 +83,8 @@ pub(super) fn resources(
     service: &Service,
     cursor: Option<&str>,
 ) -> Result<ListResourcesResult, ErrorData> {
-    let tools = service.catalog().tools();
+    let catalog = service.catalog();
+    let tools = catalog.tools();
     let start = match cursor {
         None => 0,
         Some(c) => c
@@ -137,7 +138,7 @@ pub(super) fn read(service: &Service, uri: &str) -> Result<ReadResourceResult, E
     let tool = service
         .tool(id)
         .map_err(|e| ErrorData::resource_not_found(e.public_message(), Some(e.detail(op, None))))?;
-    let text = serde_json::to_string_pretty(tool).map_err(|e| {
+    let text = serde_json::to_string_pretty(&tool).map_err(|e| {
         ErrorData::internal_error(format!("tool metadata did not serialise: {e}"), None)
     })?;
     Ok(ReadResourceResult::new(vec![ResourceContents::text(

@@ -263,11 +263,11 @@ fn describe(handler: &Handler, args: &Value) -> Result<CallToolResult> {
         }
     }
     let tool = handler.service.describe_tool(name)?;
-    let structured = serde_json::to_value(tool).map_err(|e| Error::Internal(e.to_string()))?;
+    let structured = serde_json::to_value(&tool).map_err(|e| Error::Internal(e.to_string()))?;
     handler.remember_id(&tool.tool_id);
     let text = match shown(args).response_format {
         ResponseFormat::Json => serde_json::to_string_pretty(&structured).unwrap_or_default(),
-        ResponseFormat::Markdown => describe_markdown(tool),
+        ResponseFormat::Markdown => describe_markdown(&tool),
     };
     Ok(answer(structured, text))
 }

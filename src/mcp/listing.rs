@@ -37,7 +37,7 @@ pub(super) fn instructions(service: &Service) -> String {
          {DESCRIBE} for a tool's input schema; {CALL} to run it. Results are concise \
          Markdown by default: pass detail_level \"detailed\" for the evidence and \
          response_format \"json\" for JSON text.",
-        catalog_summary(service.catalog())
+        catalog_summary(&service.catalog())
     )
 }
 
@@ -59,6 +59,7 @@ fn catalog_summary(catalog: &Catalog) -> String {
 
 fn meta_tools(service: &Service) -> Vec<Tool> {
     let catalog = service.catalog();
+    let catalog = catalog.as_ref();
     let summary = catalog_summary(catalog);
     // What call_tool runs: the builtin tools by name, upstream servers' tools by id.
     let upstream = service.upstream_tools();

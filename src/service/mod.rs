@@ -6,10 +6,12 @@
 //! every door. CPU work (ranking, embedding) runs off the async runtime.
 
 pub mod log;
+mod reload;
 mod rendered;
 mod status;
 mod tools;
 
+pub use reload::{CatalogLoader, LoadFuture, Reloaded};
 pub use rendered::Rendition;
 pub use tools::{ToolPage, ToolSummary, MAX_PER_PAGE};
 
@@ -24,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::exec::{CallResult, Executor};
 use crate::format::{compare_response_format, Presentation, ResponseFormat};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// How the served catalog was loaded: when it was ready, and how long reading and validating
@@ -48,13 +50,19 @@ pub struct Answer<T, P = Presentation> {
 /// The engine, the executor and what the service reports about itself; cheap to share.
 pub struct Service {
     config: Config,
-    engine: Arc<Engine>,
+    /// The live engine (catalog snapshot, indexes, caches); a reload swaps it whole, and a
+    /// request keeps the one it started with.
+    engine: RwLock<Arc<Engine>>,
     executor: Executor,
     models: ModelStatus,
     started: Instant,
-    load: LoadReport,
+    load: RwLock<LoadReport>,
     /// Search answers as sent; the other half of the configured cache budget.
     rendered: rendered::RenderedCache,
+    /// How `reload` reads the catalog again, when the binary installed one.
+    loader: Option<Arc<dyn CatalogLoader>>,
+    /// Held by the reload in progress.
+    reloading: tokio::sync::Mutex<()>,
 }
 
 impl Service {
@@ -90,10 +98,12 @@ impl Service {
             rendered,
             models: ModelStatus::inspect(&config.models_dir),
             config,
-            engine: Arc::new(engine),
+            engine: RwLock::new(Arc::new(engine)),
             executor,
             started: Instant::now(),
-            load,
+            load: RwLock::new(load),
+            loader: None,
+            reloading: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -101,12 +111,17 @@ impl Service {
         &self.config
     }
 
-    pub fn engine(&self) -> &Arc<Engine> {
-        &self.engine
+    /// The engine serving now.
+    pub fn engine(&self) -> Arc<Engine> {
+        self.engine
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
-    pub fn catalog(&self) -> &Arc<Catalog> {
-        &self.engine.snapshot().catalog
+    /// The catalog serving now.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.engine().snapshot().catalog.clone()
     }
 
     pub fn executor(&self) -> &Executor {
@@ -121,15 +136,16 @@ impl Service {
         self.started
     }
 
-    pub fn load(&self) -> &LoadReport {
-        &self.load
+    /// How the serving catalog was loaded.
+    pub fn load(&self) -> LoadReport {
+        self.load.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Search (seed 002 `SearchRequest` as JSON, with `response_format` and `detail_level`).
     pub async fn search(&self, body: &Value) -> Result<Answer<SearchResponse>> {
-        let req = Valid::<SearchRequest>::parse(body, self.catalog())?;
+        let req = Valid::<SearchRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
-        let engine = self.engine.clone();
+        let engine = self.engine();
         let response = off_runtime("search", move || engine.search_counted(&req)).await?;
         Ok(Answer {
             response,
@@ -139,9 +155,9 @@ impl Service {
 
     /// Recommend (seed 003 `RecommendationRequest` as JSON).
     pub async fn recommend(&self, body: &Value) -> Result<Answer<RecommendationResponse>> {
-        let req = Valid::<RecommendationRequest>::parse(body, self.catalog())?;
+        let req = Valid::<RecommendationRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
-        let engine = self.engine.clone();
+        let engine = self.engine();
         let response = off_runtime("recommend", move || engine.recommend(&req)).await?;
         Ok(Answer {
             response,
@@ -154,9 +170,9 @@ impl Service {
         &self,
         body: &Value,
     ) -> Result<Answer<ComparisonResponse, ResponseFormat>> {
-        let req = Valid::<ComparisonRequest>::parse(body, self.catalog())?;
+        let req = Valid::<ComparisonRequest>::parse(body, &self.catalog())?;
         let presentation = compare_response_format(body)?;
-        let engine = self.engine.clone();
+        let engine = self.engine();
         let response = off_runtime("compare", move || engine.compare(&req)).await?;
         Ok(Answer {
             response,
@@ -187,16 +203,17 @@ impl Service {
                     return Err(self.with_upstream_suggestions(not_builtin, name));
                 };
                 let queries = Executor::upstream_queries(body)?;
-                Ok(self.executor.call_upstream(record, queries, on_done).await)
+                Ok(self.executor.call_upstream(&record, queries, on_done).await)
             }
         }
     }
 
     /// The tools of upstream MCP servers this service runs by forwarding, in id order.
-    pub fn upstream_tools(&self) -> Vec<&ToolRecord> {
+    pub fn upstream_tools(&self) -> Vec<ToolRecord> {
         self.catalog()
             .executable()
             .filter(|t| t.execution.as_ref().is_some_and(|e| e.kind == "mcp"))
+            .cloned()
             .collect()
     }
 
@@ -206,10 +223,11 @@ impl Service {
     }
 
     /// The upstream tool a caller names by id, name or alias.
-    fn upstream_tool(&self, name: &str) -> Option<&ToolRecord> {
+    fn upstream_tool(&self, name: &str) -> Option<ToolRecord> {
         self.catalog()
             .find(name)
             .filter(|t| t.execution.as_ref().is_some_and(|e| e.kind == "mcp"))
+            .cloned()
     }
 
     /// `ToolNotRunnable` listing the upstream tools beside the builtin ones.
@@ -227,15 +245,20 @@ impl Service {
     }
 
     /// The tools toolscout runs itself, in octocode's order, by their execution names.
-    pub fn runnable_tools(&self) -> Vec<(&'static str, &ToolRecord)> {
+    pub fn runnable_tools(&self) -> Vec<(&'static str, ToolRecord)> {
+        let catalog = self.catalog();
         self.executor
             .tools()
             .into_iter()
             .filter_map(|tool| {
-                self.catalog()
+                catalog
                     .executable()
-                    .find(|t| t.execution.as_ref().is_some_and(|e| e.name == tool.name()))
-                    .map(|t| (tool.name(), t))
+                    .find(|t| {
+                        t.execution
+                            .as_ref()
+                            .is_some_and(|e| e.kind == "builtin" && e.name == tool.name())
+                    })
+                    .map(|t| (tool.name(), t.clone()))
             })
             .collect()
     }

@@ -53,15 +53,15 @@ impl Service {
     /// Search, rendered as the request asks (`response_format`, `detail_level`): the same
     /// answer as [`Service::search`] renders to, from the rendered cache when it holds it.
     pub async fn search_rendered(&self, body: &Value) -> Result<Arc<Rendition>> {
-        let req = Valid::<SearchRequest>::parse(body, self.catalog())?;
+        let req = Valid::<SearchRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let key = serde_json::to_string(&(self.catalog().version(), &req, presentation))
             .map_err(|e| Error::Internal(e.to_string()))?;
         if let Some(hit) = self.rendered.get(&key) {
-            self.engine.count_cache_hit();
+            self.engine().count_cache_hit();
             return Ok(hit);
         }
-        let engine = self.engine.clone();
+        let engine = self.engine();
         let (now, stored) = off_runtime("search", move || {
             let response = engine.search_counted(&req)?;
             let now = Rendition::of(render_search(&response, presentation)?)?;

@@ -95,18 +95,21 @@ impl Service {
     }
 
     /// The tool with this id, or `ToolNotFound` with close ids.
-    pub fn tool(&self, id: &str) -> Result<&ToolRecord> {
-        self.catalog().require(id)
+    pub fn tool(&self, id: &str) -> Result<ToolRecord> {
+        self.catalog().require(id).cloned()
     }
 
     /// The tool a caller names by id, execution name, name or alias, or `ToolNotFound` with
     /// close ids: what an agent reads before calling a tool.
-    pub fn describe_tool(&self, name: &str) -> Result<&ToolRecord> {
+    pub fn describe_tool(&self, name: &str) -> Result<ToolRecord> {
         let catalog = self.catalog();
-        catalog.find(name).ok_or_else(|| Error::ToolNotFound {
-            id: name.to_string(),
-            suggestions: catalog.suggest_ids(name),
-        })
+        catalog
+            .find(name)
+            .cloned()
+            .ok_or_else(|| Error::ToolNotFound {
+                id: name.to_string(),
+                suggestions: catalog.suggest_ids(name),
+            })
     }
 }
 

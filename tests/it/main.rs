@@ -30,6 +30,7 @@ mod mcp_process;
 mod mcp_python;
 mod mcp_tokens;
 mod recommend;
+mod reload;
 mod runnable;
 mod search;
 mod search_names;

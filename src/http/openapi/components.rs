@@ -149,6 +149,12 @@ pub(super) fn schemas() -> Value {
                 "files_present": b, "missing": strings, "semantic_search": semantic })),
             "search": obj(&["modes_available", "default_mode"], json!({ "modes_available": strings, "default_mode": s })),
         }))),
+        "CatalogReload": envelope(obj(&["previous_version", "version", "tools", "added", "removed", "changed", "load_ms", "index_ms", "sources"], json!({
+            "previous_version": s, "version": s, "tools": i, "added": strings, "removed": strings,
+            "changed": strings, "load_ms": n, "index_ms": n,
+            "sources": { "type": "array", "items": obj(&["name", "kind", "tools"], json!({
+                "name": s, "kind": s, "tools": i, "error": s, "shared_names": strings })) },
+        }))),
         "OctocodeToolList": envelope(obj(&["tools"], json!({ "tools": { "type": "array", "items": obj(
             &["name", "description"], json!({ "name": s, "description": s, "toolId": s, "category": s })) } }))),
         "OctocodeToolInfo": envelope(obj(&["name", "toolId", "description", "executable"], json!({

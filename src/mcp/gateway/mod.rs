@@ -20,6 +20,7 @@ use crate::catalog::{Catalog, Execution, LoadError, SourceReport, ToolRecord, To
 use crate::config::{CatalogSource, Config, SourceKind};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
+use crate::service::{CatalogLoader, LoadFuture};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -30,7 +31,7 @@ use std::path::PathBuf;
 pub async fn open_catalog(
     config: &Config,
     embedder: Option<&dyn Embedder>,
-    on_invalid: &dyn Fn(&LoadError),
+    on_invalid: &(dyn Fn(&LoadError) + Sync),
 ) -> Result<(Catalog, Vec<SourceReport>)> {
     let mut hand_written: Vec<ToolRecord> = Vec::new();
     let mut gathered: Vec<(usize, Vec<ToolRecord>)> = Vec::new();
@@ -83,6 +84,54 @@ pub async fn open_catalog(
         .unwrap_or_else(PathBuf::new);
     hand_written.extend(gathered_tools);
     Ok((Catalog::from_tools(dir, unique_ids(hand_written)), reports))
+}
+
+/// Reads the configured sources again for `Service::reload`. A source that fails now keeps
+/// the tools it had in the serving catalog, so an upstream that is down for a moment does not
+/// take its tools out of search; its report says so.
+pub struct Loader {
+    pub config: Config,
+}
+
+impl CatalogLoader for Loader {
+    fn load<'a>(
+        &'a self,
+        serving: &'a Catalog,
+        embedder: Option<std::sync::Arc<dyn Embedder>>,
+    ) -> LoadFuture<'a> {
+        Box::pin(async move {
+            let (fresh, mut reports) =
+                open_catalog(&self.config, embedder.as_deref(), &|_| {}).await?;
+            let failed: Vec<usize> = (0..reports.len())
+                .filter(|&i| reports[i].error.is_some())
+                .collect();
+            if failed.is_empty() {
+                return Ok((fresh, reports));
+            }
+            let mut tools = fresh.tools().to_vec();
+            for i in failed {
+                let kept: Vec<ToolRecord> = serving
+                    .tools()
+                    .iter()
+                    .filter(|t| t.source.as_ref().is_some_and(|s| s.name == reports[i].name))
+                    .cloned()
+                    .collect();
+                let report = &mut reports[i];
+                report.tools = kept.len();
+                if let Some(error) = report.error.as_mut() {
+                    error.push_str(&format!(
+                        "; kept its {} tools of the last good listing",
+                        kept.len()
+                    ));
+                }
+                tools.extend(kept);
+            }
+            Ok((
+                Catalog::from_tools(fresh.dir().to_path_buf(), tools),
+                reports,
+            ))
+        })
+    }
 }
 
 /// An upstream's tools as records of the source.
