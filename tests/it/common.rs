@@ -46,3 +46,18 @@ pub fn strip_ansi(text: &str) -> String {
     }
     out
 }
+
+/// Every file under `dir`, in path order.
+pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}

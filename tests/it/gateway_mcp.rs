@@ -101,7 +101,7 @@ fn import_writes_a_catalog_file_per_upstream_tool_and_reports_what_to_curate() {
     let first = run();
     let stdout = String::from_utf8_lossy(&first.stdout);
     assert!(stdout.contains("2 of 2 tools written"), "{stdout}");
-    let written: Vec<PathBuf> = walk(out.path());
+    let written: Vec<PathBuf> = crate::common::files_under(out.path());
     let names: Vec<String> = written
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
@@ -131,18 +131,4 @@ fn import_writes_a_catalog_file_per_upstream_tool_and_reports_what_to_curate() {
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(stderr.contains("kept"), "{stderr}");
     assert!(String::from_utf8_lossy(&second.stdout).contains("0 of 2 tools written"));
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
 }

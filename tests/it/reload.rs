@@ -11,25 +11,12 @@ use std::time::{Duration, Instant};
 
 /// A copy of the good fixture catalog to edit.
 fn catalog_copy(dir: &Path) {
-    for entry in walk(&fixtures().join("good-catalog")) {
+    for entry in crate::common::files_under(&fixtures().join("good-catalog")) {
         let relative = entry.strip_prefix(fixtures().join("good-catalog")).unwrap();
         let target = dir.join(relative);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::copy(&entry, target).unwrap();
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 /// A minimal new tool: what a maintainer writes on day one.
