@@ -41,6 +41,10 @@ pub(crate) struct ServeArgs {
     /// How the MCP endpoint at /mcp behaves
     #[command(flatten)]
     pub(crate) mcp: super::mcp::McpFlags,
+    /// Do not reload the catalog when its directories change on disk (POST /catalog/reload
+    /// and SIGHUP still reload)
+    #[arg(long)]
+    pub(crate) no_watch: bool,
 }
 
 pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Error> {
@@ -74,13 +78,14 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     service.set_loader(Arc::new(toolscout::mcp::gateway::Loader {
         config: config.clone(),
     }));
-    runtime()?.block_on(listen(config, service, args.mcp.into()))
+    runtime()?.block_on(listen(config, service, args.mcp.into(), !args.no_watch))
 }
 
 async fn listen(
     config: Config,
     service: toolscout::service::Service,
     mcp: toolscout::mcp::Options,
+    watch: bool,
 ) -> Result<ExitCode, Error> {
     let addr = config.addr;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
@@ -104,6 +109,9 @@ async fn listen(
     // Tests and scripts read this line to learn the port when binding to port 0.
     println!("listening on http://{local}");
     reload_on_hangup(state.service.clone());
+    if watch {
+        toolscout::mcp::gateway::watch_dirs(state.service.clone(), &config);
+    }
     let sessions = state.clone();
     // No Nagle: an event stream's frames are small writes in a row, and Nagle's wait for an
     // ACK the client delays cost every MCP call over HTTP 40 ms.

@@ -42,7 +42,8 @@ async fn top_hit(server: &Server, query: &str) -> String {
 async fn a_changed_catalog_serves_after_a_reload_and_a_broken_one_never_does() {
     let dir = tempfile::tempdir().unwrap();
     catalog_copy(dir.path());
-    let server = Server::start(dir.path(), &[]);
+    // Without the watcher, so that only the reloads this test asks for happen.
+    let server = Server::start(dir.path(), &["--no-watch"]);
     let before = get(&server, "/health").await.body["catalog"]["version"].clone();
     let file = dir.path().join("notes/stripe_counter.json");
     std::fs::write(&file, new_tool().to_string()).unwrap();
@@ -100,6 +101,35 @@ async fn a_changed_catalog_serves_after_a_reload_and_a_broken_one_never_does() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_ne!(
+        top_hit(&server, "count zebra stripes").await,
+        "stripe_counter"
+    );
+}
+
+#[tokio::test]
+async fn an_edited_catalog_file_is_served_within_two_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    catalog_copy(dir.path());
+    let server = Server::start(dir.path(), &[]);
+    let file = dir.path().join("notes/stripe_counter.json");
+    std::fs::write(&file, new_tool().to_string()).unwrap();
+    let written = Instant::now();
+    while top_hit(&server, "count zebra stripes").await != "stripe_counter" {
+        assert!(
+            written.elapsed() < Duration::from_secs(2),
+            "the new tool was not served within 2 s of its file"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A file saved half-way is not served; the last good catalog is.
+    let version = get(&server, "/health").await.body["catalog"]["version"].clone();
+    std::fs::write(&file, "{ \"tool_id\": ").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        get(&server, "/health").await.body["catalog"]["version"],
+        version
+    );
+    assert_eq!(
         top_hit(&server, "count zebra stripes").await,
         "stripe_counter"
     );

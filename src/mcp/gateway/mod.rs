@@ -11,9 +11,11 @@ mod category;
 mod import;
 mod pool;
 mod upstream;
+mod watch;
 
 pub use import::{import, Imported};
 pub use pool::Pool;
+pub use watch::watch_dirs;
 
 use crate::catalog::mcp::record_from_mcp;
 use crate::catalog::{Catalog, Execution, LoadError, SourceReport, ToolRecord, ToolSource};
