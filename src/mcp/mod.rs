@@ -35,7 +35,7 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ServerCapabilities, SetLevelRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -85,8 +85,10 @@ impl ServerHandler for Handler {
     fn get_info(&self) -> InitializeResult {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_prompts()
             .enable_resources()
+            .enable_resources_list_changed()
             .enable_logging()
             .build();
         InitializeResult::new(capabilities)
@@ -95,6 +97,32 @@ impl ServerHandler for Handler {
                     .with_title("toolscout tool discovery"),
             )
             .with_instructions(listing::instructions(&self.service))
+    }
+
+    /// From now on, tells the client when a reload changes the catalog: the meta-tools'
+    /// descriptions (and with `--expose-tools` the tools themselves) and the resources follow
+    /// it. The task ends with the session.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut changes = self.service.catalog_changes();
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            break;
+                        }
+                        let _ = peer.notify_resource_list_changed().await;
+                    }
+                    // A session that ended without a reload since: stop following.
+                    () = tokio::time::sleep(std::time::Duration::from_secs(30)) => {
+                        if peer.is_transport_closed() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
     }
 
     async fn list_tools(

@@ -63,6 +63,9 @@ pub struct Service {
     loader: Option<Arc<dyn CatalogLoader>>,
     /// Held by the reload in progress.
     reloading: tokio::sync::Mutex<()>,
+    /// The serving catalog's version, for those who follow changes (MCP sessions tell their
+    /// clients the tool list changed).
+    changes: tokio::sync::watch::Sender<String>,
 }
 
 impl Service {
@@ -94,6 +97,7 @@ impl Service {
             0
         };
         let rendered = rendered::cache(budget, Duration::from_secs(search.cache_ttl.max(1)));
+        let version = engine.catalog().version().to_string();
         Ok(Service {
             rendered,
             models: ModelStatus::inspect(&config.models_dir),
@@ -104,6 +108,7 @@ impl Service {
             load: RwLock::new(load),
             loader: None,
             reloading: tokio::sync::Mutex::new(()),
+            changes: tokio::sync::watch::Sender::new(version),
         })
     }
 

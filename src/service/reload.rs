@@ -45,6 +45,11 @@ pub struct Reloaded {
 }
 
 impl Service {
+    /// Follows the serving catalog's version: changes after each reload.
+    pub fn catalog_changes(&self) -> tokio::sync::watch::Receiver<String> {
+        self.changes.subscribe()
+    }
+
     /// Installs how `reload` reads the catalog.
     pub fn set_loader(&mut self, loader: Arc<dyn CatalogLoader>) {
         self.loader = Some(loader);
@@ -98,6 +103,7 @@ impl Service {
             catalog: started.elapsed(),
             sources,
         };
+        self.changes.send_replace(report.version.clone());
         tracing::info!(
             version = %report.version, tools = report.tools, added = report.added.len(),
             removed = report.removed.len(), changed = report.changed.len(), "catalog reloaded"

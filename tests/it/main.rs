@@ -28,6 +28,7 @@ mod mcp_conformance;
 mod mcp_hostile;
 mod mcp_process;
 mod mcp_python;
+mod mcp_reload;
 mod mcp_tokens;
 mod recommend;
 mod reload;

@@ -54,6 +54,8 @@ pub(crate) fn service_with(env: &BTreeMap<String, String>) -> Service {
 #[derive(Clone, Default)]
 pub(crate) struct Listener {
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// `notifications/tools/list_changed` heard.
+    pub(crate) tool_lists_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl ClientHandler for Listener {
@@ -64,19 +66,23 @@ impl ClientHandler for Listener {
     ) {
         self.progress.lock().unwrap().push(params);
     }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tool_lists_changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 pub(crate) type Client = RunningService<RoleClient, Listener>;
 
 /// A connected client, its server running on this runtime.
 pub(crate) async fn connect(options: Options) -> (Client, Listener) {
-    connect_to(service(), options).await
+    connect_to(Arc::new(service()), options).await
 }
 
 /// A connected client of a server over `service`.
-pub(crate) async fn connect_to(service: Service, options: Options) -> (Client, Listener) {
+pub(crate) async fn connect_to(service: Arc<Service>, options: Options) -> (Client, Listener) {
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
-    let service = Arc::new(service);
     tokio::spawn(async move {
         let (read, write) = tokio::io::split(server_io);
         serve_io(service, options, (read, write), std::future::pending()).await

@@ -29,7 +29,7 @@ async fn a_cancelled_call_stops_its_work() {
         let _ = closed_tx.send(Instant::now());
     });
     let env = BTreeMap::from([("TOOLSCOUT_GITHUB_API_URL".to_string(), url)]);
-    let (client, _) = connect_to(service_with(&env), Options::default()).await;
+    let (client, _) = connect_to(std::sync::Arc::new(service_with(&env)), Options::default()).await;
     let Value::Object(args) = json!({"name": "githubSearchRepositories", "queries": [{
         "id": "c", "mainResearchGoal": "cancel a call", "researchGoal": "hang on GitHub",
         "reasoning": "the fake never answers", "keywordsToSearch": ["anything"]}]})
