@@ -17,6 +17,7 @@ use toolscout::config::{Config, SourceKind};
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
 use toolscout::format::{DetailLevel, Rendered, ResponseFormat};
+use toolscout::mcp::gateway::Pool;
 use toolscout::service::{LoadReport, Service};
 use toolscout::Error;
 
@@ -86,6 +87,15 @@ pub(crate) fn load_catalog_dir(dir: &std::path::Path) -> Result<Catalog, Error> 
 
 /// The service over the configured catalog: the one way every command opens it.
 pub(crate) fn open_service(config: &Config, model: Model) -> Result<Service, Error> {
+    open_service_with_pool(config, model).map(|(service, _)| service)
+}
+
+/// [`open_service`], and the sessions with the `mcp` sources' servers when there are any
+/// (`serve` starts them at once and follows their announcements).
+pub(crate) fn open_service_with_pool(
+    config: &Config,
+    model: Model,
+) -> Result<(Service, Option<Arc<Pool>>), Error> {
     let embedder = match model {
         Model::Load => load_embedder(config),
         Model::Skip(why) => Err(why.to_string()),
@@ -109,11 +119,16 @@ pub(crate) fn open_service(config: &Config, model: Model) -> Result<Service, Err
         sources,
     };
     let mut service = Service::new(config.clone(), Arc::new(catalog), embedder, load)?;
-    if !service.upstream_tools().is_empty() {
-        let pool = toolscout::mcp::gateway::Pool::new(&config.catalog_sources);
-        service.set_upstream(Arc::new(pool));
+    let upstreams = config
+        .catalog_sources
+        .iter()
+        .any(|s| matches!(s.kind, SourceKind::Mcp { .. }));
+    // Also when every upstream failed at start: a reload may bring their tools.
+    let pool = upstreams.then(|| Arc::new(Pool::new(&config.catalog_sources)));
+    if let Some(pool) = &pool {
+        service.set_upstream(pool.clone());
     }
-    Ok(service)
+    Ok((service, pool))
 }
 
 /// The catalog of the configured sources: the one directory as ever, or every `[[sources]]`

@@ -1,13 +1,14 @@
 //! `toolscout serve`: opens the service over the configured catalog and serves the HTTP API
 //! until SIGINT or SIGTERM, finishing in-flight requests first.
 
-use super::common::{open_service, runtime, Model};
+use super::common::{open_service_with_pool, runtime, Model};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use toolscout::config::{Config, Overrides};
 use toolscout::http::{app, AppState};
+use toolscout::mcp::gateway::Pool;
 use toolscout::Error;
 
 #[derive(Args)]
@@ -62,7 +63,7 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     }
     init_logging(&config.log_level);
     // The model is optional: without it the server answers keyword searches and says why.
-    let mut service = match open_service(&config, Model::Load) {
+    let (mut service, pool) = match open_service_with_pool(&config, Model::Load) {
         Err(e @ Error::CatalogInvalid { .. }) => {
             eprintln!("toolscout: refusing to start on an invalid catalog");
             return Err(e);
@@ -78,12 +79,17 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     service.set_loader(Arc::new(toolscout::mcp::gateway::Loader {
         config: config.clone(),
     }));
-    runtime()?.block_on(listen(config, service, args.mcp.into(), !args.no_watch))
+    runtime()?.block_on(listen(
+        config,
+        (service, pool),
+        args.mcp.into(),
+        !args.no_watch,
+    ))
 }
 
 async fn listen(
     config: Config,
-    service: toolscout::service::Service,
+    (service, pool): (toolscout::service::Service, Option<Arc<Pool>>),
     mcp: toolscout::mcp::Options,
     watch: bool,
 ) -> Result<ExitCode, Error> {
@@ -111,6 +117,9 @@ async fn listen(
     reload_on_hangup(state.service.clone());
     if watch {
         toolscout::mcp::gateway::watch_dirs(state.service.clone(), &config);
+    }
+    if let Some(pool) = pool {
+        toolscout::mcp::gateway::follow_upstreams(state.service.clone(), pool);
     }
     let sessions = state.clone();
     // No Nagle: an event stream's frames are small writes in a row, and Nagle's wait for an

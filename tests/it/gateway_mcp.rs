@@ -132,3 +132,42 @@ fn import_writes_a_catalog_file_per_upstream_tool_and_reports_what_to_curate() {
     assert!(stderr.contains("kept"), "{stderr}");
     assert!(String::from_utf8_lossy(&second.stdout).contains("0 of 2 tools written"));
 }
+
+#[tokio::test]
+async fn an_upstream_announcing_new_tools_is_reloaded_within_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp-servers/growing_server.py");
+    let state = dir.path().join("tools.json");
+    let text = format!(
+        "[[sources]]\nname = \"grow\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
+        python().to_string_lossy(),
+        script.to_string_lossy(),
+        state.to_string_lossy()
+    );
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, text).unwrap();
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    let search =
+        json!({"query": "greenhouse humidity", "max_results": 1, "search_mode": "keyword"});
+    let top = || async {
+        let found = crate::client::post_json(&server, "/search", search.to_string()).await;
+        found.body["results"][0]["tool_id"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_ne!(top().await, "grow.extra_1");
+    // The upstream adds a tool and announces it on toolscout's session.
+    let grown =
+        crate::client::post_json(&server, "/tools/call/grow.grow", r#"{"queries": [{}]}"#).await;
+    assert_eq!(grown.status, 200, "{}", grown.body);
+    let asked = std::time::Instant::now();
+    while top().await != "grow.extra_1" {
+        assert!(
+            asked.elapsed() < std::time::Duration::from_secs(5),
+            "the announced tool was not served within 5 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

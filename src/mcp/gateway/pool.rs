@@ -9,19 +9,32 @@ use super::upstream::{self};
 use crate::config::{CatalogSource, SourceKind};
 use crate::exec::{Failure, QueryError, ToolErrorCode, Upstream, UpstreamFuture};
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RunningService, ServiceError};
-use rmcp::RoleClient;
+use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::Mutex;
+use tokio::sync::{watch, Mutex};
 
 /// The longest wait before restarting a server that keeps failing.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
+/// Hears an upstream announce that its tools changed, and counts it for whoever follows.
+#[derive(Clone)]
+struct Announcer {
+    changes: Arc<watch::Sender<u64>>,
+}
+
+impl ClientHandler for Announcer {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changes.send_modify(|n| *n += 1);
+    }
+}
+
 #[derive(Default)]
 struct Session {
-    client: Option<RunningService<RoleClient, ()>>,
+    client: Option<RunningService<RoleClient, Announcer>>,
     /// Failed starts and broken sessions in a row.
     failures: u32,
     /// No restart before this.
@@ -39,6 +52,8 @@ struct Slot {
 /// The sessions of every `mcp` source.
 pub struct Pool {
     slots: BTreeMap<String, Slot>,
+    /// How many times an upstream said its tool list changed.
+    changes: Arc<watch::Sender<u64>>,
 }
 
 impl Pool {
@@ -55,7 +70,30 @@ impl Pool {
                 (s.name.clone(), slot)
             })
             .collect();
-        Pool { slots }
+        Pool {
+            slots,
+            changes: Arc::new(watch::Sender::new(0)),
+        }
+    }
+
+    /// Follows upstream announcements that a tool list changed.
+    pub fn list_changes(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Starts every source's session now rather than on its first call, so first calls are
+    /// fast and announcements of changed tools are heard from the start.
+    pub fn warm_up(self: &Arc<Self>) {
+        for name in self.slots.keys().cloned().collect::<Vec<_>>() {
+            let pool = self.clone();
+            tokio::spawn(async move {
+                if let Some(slot) = pool.slots.get(&name) {
+                    if let Err(e) = pool.peer(slot).await {
+                        tracing::warn!(source = %name, error = %e.message, "upstream not started");
+                    }
+                }
+            });
+        }
     }
 
     /// The peer of `slot`'s live session, starting the server if the backoff allows.
@@ -79,8 +117,14 @@ impl Pool {
                 .detail("retryAfter", secs)
                 .hint(format!("The server is restarted in {secs} s")));
         }
-        let started =
-            tokio::time::timeout(slot.source.timeout, upstream::connect(&slot.source)).await;
+        let announcer = Announcer {
+            changes: self.changes.clone(),
+        };
+        let started = tokio::time::timeout(
+            slot.source.timeout,
+            upstream::connect(&slot.source, announcer),
+        )
+        .await;
         match started {
             Ok(Ok(client)) => {
                 session.failures = 0;

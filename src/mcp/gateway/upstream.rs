@@ -10,7 +10,7 @@ use crate::config::{CatalogSource, SourceKind};
 use crate::error::{Error, Result};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use std::process::Stdio;
 
 /// What an upstream says about itself and its tools.
@@ -33,8 +33,12 @@ pub(crate) fn failed(source: &CatalogSource, message: String) -> Error {
     }
 }
 
-/// A session with `source`'s server: started from its command and initialized.
-pub(crate) async fn connect(source: &CatalogSource) -> Result<RunningService<RoleClient, ()>> {
+/// A session with `source`'s server: started from its command and initialized; `handler`
+/// hears what the server sends on its own (a changed tool list, say).
+pub(crate) async fn connect<H: ClientHandler>(
+    source: &CatalogSource,
+    handler: H,
+) -> Result<RunningService<RoleClient, H>> {
     let SourceKind::Mcp {
         command,
         args,
@@ -59,7 +63,8 @@ pub(crate) async fn connect(source: &CatalogSource) -> Result<RunningService<Rol
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| failed(source, format!("cannot start {command:?}: {e}")))?;
-    ().serve(transport)
+    handler
+        .serve(transport)
         .await
         .map_err(|e| failed(source, format!("did not initialize: {e}")))
 }
@@ -67,7 +72,7 @@ pub(crate) async fn connect(source: &CatalogSource) -> Result<RunningService<Rol
 /// Starts `source`'s server and lists its tools; any failure names the source.
 pub(crate) async fn list(source: &CatalogSource) -> Result<Listing> {
     let work = async {
-        let client = connect(source).await?;
+        let client = connect(source, ()).await?;
         let server = client.peer_info().map(|info| McpServer {
             name: info
                 .server_info

@@ -1,4 +1,5 @@
-//! Reloads the catalog when a `dir` source changes on disk: every half second the sources'
+//! Reloads the catalog when a source changes: an upstream MCP server announces that its tool
+//! list changed (`follow_upstreams`), or a `dir` source changes on disk (`watch_dirs`): every half second the sources'
 //! files are listed with their sizes and modification times, and a listing that differs from
 //! the one served, and holds still for one more look (an editor's save, a `git checkout`),
 //! triggers `Service::reload`. Polling needs no platform watcher and costs a few hundred
@@ -10,6 +11,25 @@ use crate::service::Service;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+
+/// Starts the upstreams' sessions and reloads when one announces changed tools. Changes that
+/// come together (several servers, or one announcing twice) make one reload.
+pub fn follow_upstreams(service: Arc<Service>, pool: Arc<super::Pool>) {
+    pool.warm_up();
+    let mut changes = pool.list_changes();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            tokio::time::sleep(POLL / 2).await;
+            changes.borrow_and_update();
+            match service.reload().await {
+                Ok(r) => {
+                    tracing::info!(version = %r.version, "an upstream's tools changed; reloaded")
+                }
+                Err(e) => tracing::warn!(error = %e, "an upstream's tools changed; not reloaded"),
+            }
+        }
+    });
+}
 
 /// How often the sources are looked at.
 const POLL: Duration = Duration::from_millis(500);
