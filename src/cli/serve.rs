@@ -63,6 +63,8 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     }
     init_logging(&config.log_level);
     // The model is optional: without it the server answers keyword searches and says why.
+    // What the watcher compares with: the files before the catalog is read from them.
+    let files = (!args.no_watch).then(|| toolscout::mcp::gateway::dir_listing(&config));
     let (mut service, pool) = match open_service_with_pool(&config, Model::Load) {
         Err(e @ Error::CatalogInvalid { .. }) => {
             eprintln!("toolscout: refusing to start on an invalid catalog");
@@ -79,19 +81,14 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     service.set_loader(Arc::new(toolscout::mcp::gateway::Loader {
         config: config.clone(),
     }));
-    runtime()?.block_on(listen(
-        config,
-        (service, pool),
-        args.mcp.into(),
-        !args.no_watch,
-    ))
+    runtime()?.block_on(listen(config, (service, pool), args.mcp.into(), files))
 }
 
 async fn listen(
     config: Config,
     (service, pool): (toolscout::service::Service, Option<Arc<Pool>>),
     mcp: toolscout::mcp::Options,
-    watch: bool,
+    files: Option<toolscout::mcp::gateway::DirListing>,
 ) -> Result<ExitCode, Error> {
     let addr = config.addr;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
@@ -112,15 +109,16 @@ async fn listen(
         cors = ?config.cors_origins,
         "toolscout listening"
     );
-    // Tests and scripts read this line to learn the port when binding to port 0.
-    println!("listening on http://{local}");
+    // Ready for SIGHUP and changes before anyone learns the address.
     reload_on_hangup(state.service.clone());
-    if watch {
-        toolscout::mcp::gateway::watch_dirs(state.service.clone(), &config);
+    if let Some(files) = files {
+        toolscout::mcp::gateway::watch_dirs(state.service.clone(), files);
     }
     if let Some(pool) = pool {
         toolscout::mcp::gateway::follow_upstreams(state.service.clone(), pool);
     }
+    // Tests and scripts read this line to learn the port when binding to port 0.
+    println!("listening on http://{local}");
     let sessions = state.clone();
     // No Nagle: an event stream's frames are small writes in a row, and Nagle's wait for an
     // ACK the client delays cost every MCP call over HTTP 40 ms.
@@ -144,18 +142,22 @@ async fn listen(
 /// last good catalog keeps serving.
 fn reload_on_hangup(service: Arc<toolscout::service::Service>) {
     #[cfg(unix)]
-    tokio::spawn(async move {
+    {
         use tokio::signal::unix::{signal, SignalKind};
+        // Registered here, not in the task: a SIGHUP right after start must not end the
+        // process (its default action).
         let Ok(mut hangups) = signal(SignalKind::hangup()) else {
             tracing::warn!("cannot listen for SIGHUP; POST /catalog/reload still reloads");
             return;
         };
-        while hangups.recv().await.is_some() {
-            if let Err(e) = service.reload().await {
-                tracing::warn!(error = %e, "SIGHUP: catalog not reloaded");
+        tokio::spawn(async move {
+            while hangups.recv().await.is_some() {
+                if let Err(e) = service.reload().await {
+                    tracing::warn!(error = %e, "SIGHUP: catalog not reloaded");
+                }
             }
-        }
-    });
+        });
+    }
     #[cfg(not(unix))]
     let _ = service;
 }

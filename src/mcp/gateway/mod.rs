@@ -15,7 +15,7 @@ mod watch;
 
 pub use import::{import, Imported};
 pub use pool::Pool;
-pub use watch::{follow_upstreams, watch_dirs};
+pub use watch::{dir_listing, follow_upstreams, watch_dirs, DirListing};
 
 use crate::catalog::mcp::record_from_mcp;
 use crate::catalog::{Catalog, Execution, LoadError, SourceReport, ToolRecord, ToolSource};
