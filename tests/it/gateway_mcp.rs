@@ -171,3 +171,65 @@ async fn an_upstream_announcing_new_tools_is_reloaded_within_seconds() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+/// A git repository with one commit, in `dir`.
+fn repository(dir: &Path) {
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(dir.join("notes.txt"), "hello\n").unwrap();
+    git(&["add", "notes.txt"]);
+    git(&["commit", "-q", "-m", "first commit: add the notes"]);
+}
+
+#[tokio::test]
+async fn git_log_through_the_gateway_keeps_the_server_s_own_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    repository(&repo);
+    repository(&other);
+    let text = format!(
+        "[[sources]]\nname = \"git\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [\"-m\", \"mcp_server_git\", \"--repository\", {:?}]\n",
+        python().to_string_lossy(),
+        repo.to_string_lossy()
+    );
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, text).unwrap();
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    let log = |path: &Path| json!({"queries": [{"repo_path": path, "max_count": 5}]}).to_string();
+    let ran = crate::client::post_json(&server, "/tools/call/git.git_log", log(&repo)).await;
+    assert_eq!(ran.status, 200, "{}", ran.body);
+    let text = ran.body["data"]["results"][0]["data"]["content"][0]["text"].clone();
+    assert!(
+        text.as_str()
+            .unwrap()
+            .contains("first commit: add the notes"),
+        "{text}"
+    );
+    // The server allows only its own repository, and says so through the gateway.
+    let refused = crate::client::post_json(&server, "/tools/call/git.git_log", log(&other)).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let data = &refused.body["data"]["results"][0]["data"];
+    assert_eq!(data["errorCode"], "mcpToolError");
+    assert!(
+        data["error"]
+            .as_str()
+            .unwrap()
+            .contains("outside the allowed repository"),
+        "{data}"
+    );
+}
