@@ -13,7 +13,8 @@ api-fuzzer:
 	scripts/fetch-schemathesis
 
 # The official MCP clients the tests drive the MCP server with: the Python SDK (stdio and
-# streamable HTTP), and the conformance suite on the Node 22 it needs.
+# streamable HTTP), and the conformance suite on the Node 22 it needs; with them, the real
+# MCP servers the gateway tests use as upstreams (time and git from PyPI, filesystem from npm).
 mcp-clients:
 	scripts/fetch-mcp-python
 	scripts/fetch-mcp-conformance

