@@ -406,3 +406,52 @@ async fn a_dead_upstream_is_reported_then_restarted() {
     assert_eq!(time["restarts"], 1, "{time}");
     assert_eq!(time["failures"], 0, "{time}");
 }
+
+#[tokio::test]
+async fn a_hanging_or_garbled_upstream_is_reported_and_the_others_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[[sources]]
+name = "time"
+kind = "mcp"
+command = {python:?}
+args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+
+[[sources]]
+name = "hangs"
+kind = "mcp"
+command = "sleep"
+args = ["600"]
+timeout_secs = 2
+
+[[sources]]
+name = "garbled"
+kind = "mcp"
+command = "sh"
+args = ["-c", "echo 'this is not JSON-RPC'; sleep 600"]
+timeout_secs = 5
+"#,
+        python = python().to_string_lossy()
+    );
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, text).unwrap();
+    let server = Server::start(&shipped_catalog(), &["--config", config.to_str().unwrap()]);
+    let health = get(&server, "/health").await;
+    let sources = health.body["catalog"]["sources"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let error_of = |n: &str| {
+        sources.iter().find(|s| s["name"] == n).unwrap()["error"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(error_of("hangs").contains("within 2 s"), "{sources:?}");
+    assert!(!error_of("garbled").is_empty(), "{sources:?}");
+    assert_eq!(error_of("time"), "");
+    let utc = r#"{"queries": [{"timezone": "UTC"}]}"#;
+    let ran = post_json(&server, "/tools/call/time.get_current_time", utc).await;
+    assert_eq!(ran.status, 200, "{}", ran.body);
+}

@@ -38,6 +38,20 @@ pub async fn open_catalog(
     let mut hand_written: Vec<ToolRecord> = Vec::new();
     let mut gathered: Vec<(usize, Vec<ToolRecord>)> = Vec::new();
     let mut reports = Vec::new();
+    // Every upstream is asked at once: a slow one costs its own timeout, not everybody's.
+    let mut listed = crate::exec::join_all(
+        config
+            .catalog_sources
+            .iter()
+            .map(|s| async move {
+                match s.kind {
+                    SourceKind::Mcp { .. } => Some(upstream_tools(s).await),
+                    _ => None,
+                }
+            })
+            .collect(),
+    )
+    .await;
     for (i, source) in config.catalog_sources.iter().enumerate() {
         let outcome = match &source.kind {
             SourceKind::Dir(path) => {
@@ -53,11 +67,14 @@ pub async fn open_catalog(
                 gathered.push((i, t));
                 n
             }),
-            SourceKind::Mcp { .. } => upstream_tools(source).await.map(|t| {
-                let n = t.len();
-                gathered.push((i, t));
-                n
-            }),
+            SourceKind::Mcp { .. } => listed[i]
+                .take()
+                .unwrap_or_else(|| Err(Error::Internal("an upstream was not listed".into())))
+                .map(|t| {
+                    let n = t.len();
+                    gathered.push((i, t));
+                    n
+                }),
         };
         if let Err(e) = &outcome {
             tracing::warn!(source = %source.name, error = %e, "catalog source left out");
