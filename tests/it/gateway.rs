@@ -20,6 +20,14 @@ pub(crate) fn python() -> PathBuf {
     p
 }
 
+/// The `[[sources]]` entry of the time server.
+fn time_source() -> String {
+    format!(
+        "\n[[sources]]\nname = \"time\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [\"-m\", \"mcp_server_time\", \"--local-timezone\", \"UTC\"]\n",
+        python().to_string_lossy()
+    )
+}
+
 /// A configuration with the time server, a tools file and a server that cannot start.
 fn config(dir: &Path) -> PathBuf {
     let tools = dir.join("weather.json");
@@ -35,13 +43,7 @@ fn config(dir: &Path) -> PathBuf {
     });
     std::fs::write(&tools, listing.to_string()).unwrap();
     let text = format!(
-        r#"
-[[sources]]
-name = "time"
-kind = "mcp"
-command = {python:?}
-args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
-timeout_secs = 60
+        r#"{time}timeout_secs = 60
 
 [[sources]]
 name = "weather"
@@ -53,7 +55,7 @@ name = "broken"
 kind = "mcp"
 command = "/nonexistent/mcp-server"
 "#,
-        python = python().to_string_lossy()
+        time = time_source()
     );
     let path = dir.join("toolscout.toml");
     std::fs::write(&path, text).unwrap();
@@ -411,13 +413,7 @@ async fn a_dead_upstream_is_reported_then_restarted() {
 async fn a_hanging_or_garbled_upstream_is_reported_and_the_others_serve() {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
-        r#"
-[[sources]]
-name = "time"
-kind = "mcp"
-command = {python:?}
-args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
-
+        r#"{time}
 [[sources]]
 name = "hangs"
 kind = "mcp"
@@ -432,7 +428,7 @@ command = "sh"
 args = ["-c", "echo 'this is not JSON-RPC'; sleep 600"]
 timeout_secs = 5
 "#,
-        python = python().to_string_lossy()
+        time = time_source()
     );
     let config = dir.path().join("toolscout.toml");
     std::fs::write(&config, text).unwrap();
