@@ -35,6 +35,17 @@ pub async fn open_catalog(
     embedder: Option<&dyn Embedder>,
     on_invalid: &(dyn Fn(&LoadError) + Sync),
 ) -> Result<(Catalog, Vec<SourceReport>)> {
+    let (hand_written, mut gathered_tools, reports) = gather(config, on_invalid).await?;
+    category::infer(&mut gathered_tools, &hand_written, embedder)?;
+    Ok(assemble(config, hand_written, gathered_tools, reports))
+}
+
+/// Every source's tools: the hand-written ones, the gathered ones (not yet placed in a
+/// category) and each source's report.
+async fn gather(
+    config: &Config,
+    on_invalid: &(dyn Fn(&LoadError) + Sync),
+) -> Result<(Vec<ToolRecord>, Vec<ToolRecord>, Vec<SourceReport>)> {
     let mut hand_written: Vec<ToolRecord> = Vec::new();
     let mut gathered: Vec<(usize, Vec<ToolRecord>)> = Vec::new();
     let mut reports = Vec::new();
@@ -92,7 +103,40 @@ pub async fn open_catalog(
         reports[i].shared_names = shared_names(&hand_written, &gathered_tools, &tools);
         gathered_tools.extend(tools);
     }
+    Ok((hand_written, gathered_tools, reports))
+}
+
+/// [`open_catalog`] for a reload: a tool the serving catalog already placed, unchanged
+/// (same id, name and description), keeps its category, so only new and changed tools are
+/// embedded for it.
+async fn reopen_catalog(
+    config: &Config,
+    embedder: Option<&dyn Embedder>,
+    serving: &Catalog,
+) -> Result<(Catalog, Vec<SourceReport>)> {
+    let (hand_written, mut gathered_tools, reports) = gather(config, &|_| {}).await?;
+    for tool in gathered_tools.iter_mut() {
+        let placed = serving.get(&tool.tool_id).filter(|t| {
+            t.name == tool.name
+                && t.description == tool.description
+                && t.source.as_ref().is_some_and(|s| s.category_inferred)
+        });
+        if let (Some(placed), Some(source)) = (placed, tool.source.as_mut()) {
+            tool.category = placed.category.clone();
+            source.category_inferred = true;
+        }
+    }
     category::infer(&mut gathered_tools, &hand_written, embedder)?;
+    Ok(assemble(config, hand_written, gathered_tools, reports))
+}
+
+/// One catalog of the hand-written tools and the gathered ones, under the first directory.
+fn assemble(
+    config: &Config,
+    mut hand_written: Vec<ToolRecord>,
+    gathered_tools: Vec<ToolRecord>,
+    reports: Vec<SourceReport>,
+) -> (Catalog, Vec<SourceReport>) {
     let dir = config
         .catalog_sources
         .iter()
@@ -102,7 +146,7 @@ pub async fn open_catalog(
         })
         .unwrap_or_else(PathBuf::new);
     hand_written.extend(gathered_tools);
-    Ok((Catalog::from_tools(dir, unique_ids(hand_written)), reports))
+    (Catalog::from_tools(dir, unique_ids(hand_written)), reports)
 }
 
 /// Reads the configured sources again for `Service::reload`. A source that fails now keeps
@@ -120,7 +164,7 @@ impl CatalogLoader for Loader {
     ) -> LoadFuture<'a> {
         Box::pin(async move {
             let (fresh, mut reports) =
-                open_catalog(&self.config, embedder.as_deref(), &|_| {}).await?;
+                reopen_catalog(&self.config, embedder.as_deref(), serving).await?;
             let failed: Vec<usize> = (0..reports.len())
                 .filter(|&i| reports[i].error.is_some())
                 .collect();
