@@ -158,7 +158,19 @@ impl Executor {
                 }
             },
         )
-        .await;
+        .await
+        .map_err(|mut e| {
+            // The family-neutral timeout, named for what did not answer.
+            if e.code == ToolErrorCode::Timeout {
+                e.code = ToolErrorCode::McpTimeout;
+                e.message = format!(
+                    "the MCP server of source '{}' did not answer within {} s",
+                    source.name,
+                    upstream.timeout(&source.name).as_secs()
+                );
+            }
+            e
+        });
         record(&self.circuits, circuit, &result);
         result
     }

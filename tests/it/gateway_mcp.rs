@@ -134,13 +134,13 @@ fn import_writes_a_catalog_file_per_upstream_tool_and_reports_what_to_curate() {
 }
 
 #[tokio::test]
-async fn an_upstream_announcing_new_tools_is_reloaded_within_seconds() {
+async fn upstream_calls_time_out_and_announced_tools_are_reloaded_within_seconds() {
     let dir = tempfile::tempdir().unwrap();
     let script =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp-servers/growing_server.py");
     let state = dir.path().join("tools.json");
     let text = format!(
-        "[[sources]]\nname = \"grow\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
+        "[[sources]]\nname = \"grow\"\nkind = \"mcp\"\ncommand = {:?}\nargs = [{:?}, {:?}]\ntimeout_secs = 3\n",
         python().to_string_lossy(),
         script.to_string_lossy(),
         state.to_string_lossy()
@@ -158,6 +158,12 @@ async fn an_upstream_announcing_new_tools_is_reloaded_within_seconds() {
             .to_string()
     };
     assert_ne!(top().await, "grow.extra_1");
+    // A call that never comes back is cut at the source's timeout, named for its server.
+    let waited =
+        crate::client::post_json(&server, "/tools/call/grow.wait", r#"{"queries": [{}]}"#).await;
+    assert_eq!(waited.status, 504, "{}", waited.body);
+    let data = &waited.body["data"]["results"][0]["data"];
+    assert_eq!(data["errorCode"], "mcpTimeout", "{data}");
     // The upstream adds a tool and announces it on toolscout's session.
     let grown =
         crate::client::post_json(&server, "/tools/call/grow.grow", r#"{"queries": [{}]}"#).await;
