@@ -20,8 +20,10 @@
 //!    research-workflow prompts), [`eval`] (the retrieval-quality harness);
 //! 6. [`service`]: the one `Service` every door calls, a method per use case;
 //! 7. doors: [`mcp`] (the MCP server over rmcp: meta-tools, prompts, the catalog as
-//!    resources; stdio, and streamable HTTP that [`http`] mounts at `/mcp`), [`http`] (axum;
-//!    `http::app()` is the whole server) and the CLI (the binary crate, `src/main.rs`).
+//!    resources; stdio, and streamable HTTP that [`http`] mounts at `/mcp`; and the gateway
+//!    to upstream MCP servers, whose tools join the catalog and run through the executor),
+//!    [`http`] (axum; `http::app()` is the whole server) and the CLI (the binary crate,
+//!    `src/main.rs`).
 
 pub mod analysis;
 pub mod builtin;
