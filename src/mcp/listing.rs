@@ -58,17 +58,16 @@ fn catalog_summary(catalog: &Catalog) -> String {
 }
 
 fn meta_tools(service: &Service) -> Vec<Tool> {
+    let mut out = discovery_tools(service);
+    out.push(call_tool(service));
+    out
+}
+
+/// The meta-tools that find and explain tools: read-only, inside toolscout.
+fn discovery_tools(service: &Service) -> Vec<Tool> {
     let catalog = service.catalog();
     let catalog = catalog.as_ref();
     let summary = catalog_summary(catalog);
-    // What call_tool runs: the builtin tools by name, upstream servers' tools by id.
-    let upstream = service.upstream_tools();
-    let runnable: Vec<&str> = service
-        .runnable_tools()
-        .iter()
-        .map(|(n, _)| *n)
-        .chain(upstream.iter().map(|t| t.tool_id.as_str()))
-        .collect();
     let discovery = ToolAnnotations::new()
         .read_only(true)
         .destructive(false)
@@ -131,27 +130,38 @@ fn meta_tools(service: &Service) -> Vec<Tool> {
             output_schema("ToolMetadata", &["tool_id", "name", "input_schema"]),
             discovery,
         ),
-        tool(
-            CALL,
-            "Run a tool",
-            format!(
-                "Run one of the {} executable tools ({}) on 1 to 5 queries, each checked \
+    ]
+}
+
+/// `call_tool`: what it runs, the builtin tools by name and upstream servers' tools by id.
+fn call_tool(service: &Service) -> Tool {
+    let upstream = service.upstream_tools();
+    let runnable: Vec<&str> = service
+        .runnable_tools()
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(upstream.iter().map(|t| t.tool_id.as_str()))
+        .collect();
+    tool(
+        CALL,
+        "Run a tool",
+        format!(
+            "Run one of the {} executable tools ({}) on 1 to 5 queries, each checked \
                  against the tool's input schema (see {DESCRIBE}); an upstream MCP server's \
                  tool (named by id) takes its own arguments as a query and is forwarded to \
                  its server. Local tools read files inside the configured workspace only; \
                  results are redacted of secrets.",
-                runnable.len(),
-                runnable.join(", ")
-            ),
-            call_input(&runnable),
-            output_schema("ToolCallResult", &["success"]),
-            ToolAnnotations::new()
-                .read_only(true)
-                .destructive(false)
-                .idempotent(true)
-                .open_world(true),
+            runnable.len(),
+            runnable.join(", ")
         ),
-    ]
+        call_input(&runnable),
+        output_schema("ToolCallResult", &["success"]),
+        ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(true),
+    )
 }
 
 /// With `--expose-tools`: each builtin tool under its execution name, taking octocode's
