@@ -139,20 +139,20 @@ fn record(
     });
 }
 
+/// A builtin tool this server runs, by execution name (a lookup, no copies: every exposed
+/// call asks).
 fn is_runnable(handler: &Handler, name: &str) -> bool {
-    handler
-        .service
-        .runnable_tools()
-        .iter()
-        .any(|(n, _)| *n == name)
+    handler.service.executor().resolve(name).is_ok()
 }
 
+/// An upstream server's tool, by id.
 fn is_upstream(handler: &Handler, id: &str) -> bool {
     handler
         .service
-        .upstream_tools()
-        .iter()
-        .any(|t| t.tool_id == id)
+        .catalog()
+        .get(id)
+        .and_then(|t| t.execution.as_ref())
+        .is_some_and(|e| e.kind == "mcp")
 }
 
 /// The operation an `ErrorDetail` names: HTTP's, so the same mistake reads the same.
@@ -335,7 +335,14 @@ fn describe_markdown(tool: &ToolRecord) -> String {
             .examples
             .first()
             .map_or_else(|| json!({}), |e| e.arguments.clone());
-        let call = json!({ "name": exec.name, "queries": [example] });
+        // Builtin tools run by execution name, upstream tools by id (their bare name may be
+        // another server's too).
+        let name = if exec.kind == "mcp" {
+            &tool.tool_id
+        } else {
+            &exec.name
+        };
+        let call = json!({ "name": name, "queries": [example] });
         let _ = writeln!(
             out,
             "\n## How to call\n\n`{CALL}` with\n```json\n{}\n```",

@@ -319,6 +319,20 @@ async fn upstream_tools_run_through_every_door() {
         result["structuredContent"]["data"]["results"][0]["data"]["structuredContent"]["timezone"],
         "Europe/Paris"
     );
+    // describe_tool says to call it by its id.
+    let described = mcp_call(
+        &server,
+        &session,
+        3,
+        "tools/call",
+        json!({"name": "describe_tool", "arguments": {"name": "time.get_current_time"}}),
+    )
+    .await;
+    let page = described["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        page.contains("\"name\": \"time.get_current_time\""),
+        "{page}"
+    );
 
     // CLI: the same envelope.
     let out = toolscout()
