@@ -27,7 +27,9 @@ pub struct VectorCache {
     path: PathBuf,
     model: String,
     dim: usize,
-    entries: Mutex<HashMap<Key, Vec<f32>>>,
+    /// Read from the file on first use: a start that loads a persisted index and embeds
+    /// nothing never pays for parsing it.
+    entries: std::sync::OnceLock<Mutex<HashMap<Key, Vec<f32>>>>,
     /// Entries added since the file was read.
     added: Mutex<usize>,
     /// Keys this process looked up or added: what the current catalog needs.
@@ -60,18 +62,11 @@ impl VectorCache {
             })
             .collect();
         let path = dir.join(format!("vectors-{safe}.bin"));
-        let entries = match std::fs::read(&path) {
-            Ok(bytes) => parse(&bytes, dim).unwrap_or_else(|why| {
-                tracing::warn!(path = %path.display(), why, "ignoring the vector cache");
-                HashMap::new()
-            }),
-            Err(_) => HashMap::new(),
-        };
         VectorCache {
             path,
             model: model.to_string(),
             dim,
-            entries: Mutex::new(entries),
+            entries: std::sync::OnceLock::new(),
             added: Mutex::new(0),
             used: Mutex::new(std::collections::HashSet::new()),
         }
@@ -81,8 +76,30 @@ impl VectorCache {
         &self.path
     }
 
+    /// The entries, read from the file the first time.
+    fn entries(&self) -> &Mutex<HashMap<Key, Vec<f32>>> {
+        self.entries.get_or_init(|| {
+            let entries = match std::fs::read(&self.path) {
+                Ok(bytes) => parse(&bytes, self.dim).unwrap_or_else(|why| {
+                    tracing::warn!(path = %self.path.display(), why, "ignoring the vector cache");
+                    HashMap::new()
+                }),
+                Err(_) => HashMap::new(),
+            };
+            Mutex::new(entries)
+        })
+    }
+
     pub fn len(&self) -> usize {
-        self.entries.lock().map_or(0, |e| e.len())
+        self.entries().lock().map_or(0, |e| e.len())
+    }
+
+    /// Marks `texts` as in use without looking their vectors up, so that a save keeps them
+    /// (a catalog update embeds only its changed tools but still uses the others).
+    pub fn keep<'t>(&self, texts: impl Iterator<Item = &'t str>) {
+        if let Ok(mut used) = self.used.lock() {
+            used.extend(texts.map(|t| self.key(t)));
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -110,7 +127,7 @@ impl VectorCache {
             .map_err(poisoned)?
             .extend(keys.iter().copied());
         let mut out: Vec<Option<Vec<f32>>> = {
-            let entries = self.entries.lock().map_err(poisoned)?;
+            let entries = self.entries().lock().map_err(poisoned)?;
             keys.iter().map(|k| entries.get(k).cloned()).collect()
         };
         let missing: Vec<usize> = (0..texts.len()).filter(|&i| out[i].is_none()).collect();
@@ -121,7 +138,7 @@ impl VectorCache {
         if !missing.is_empty() {
             let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
             let vectors = embedder.embed(&todo)?;
-            let mut entries = self.entries.lock().map_err(poisoned)?;
+            let mut entries = self.entries().lock().map_err(poisoned)?;
             for (&i, v) in missing.iter().zip(vectors) {
                 if v.len() == self.dim {
                     entries.insert(keys[i], v.clone());
@@ -142,7 +159,7 @@ impl VectorCache {
         if *self.added.lock().map_err(poisoned)? == 0 {
             return Ok(());
         }
-        let entries = self.entries.lock().map_err(poisoned)?;
+        let entries = self.entries().lock().map_err(poisoned)?;
         let used = self.used.lock().map_err(poisoned)?;
         // Every entry in use, then others (in key order, so the choice is stable) up to
         // SPARE_ENTRIES.

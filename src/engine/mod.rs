@@ -43,7 +43,7 @@ use crate::config::SearchConfig;
 use crate::embed::cache::VectorCache;
 use crate::embed::Embedder;
 use crate::error::Result;
-use crate::index::snapshot::Snapshot;
+use crate::index::snapshot::{Semantic, Snapshot};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,22 +109,49 @@ impl Engine {
     }
 
     /// [`Engine::build`] with the catalog's passage vectors cached on disk in `cache_dir`
-    /// (see `embed::cache`): a restart re-embeds only passages it has not seen. A cache that
-    /// cannot be written costs only the next start's time, so that failure is a warning.
+    /// (see `embed::cache`): a restart re-embeds only passages it has not seen. The vectors
+    /// and graphs are also persisted there (`index::persist`): a restart of an unchanged
+    /// catalog loads them, and one after a small change updates them. A cache that cannot be
+    /// written costs only the next start's time, so that failure is a warning.
     pub fn build_cached(
         catalog: Arc<Catalog>,
         embedder: std::result::Result<Arc<dyn Embedder>, String>,
         config: SearchConfig,
         cache_dir: Option<&std::path::Path>,
     ) -> Result<Engine> {
+        let persisted = match (cache_dir, &embedder) {
+            (Some(dir), Ok(e)) => crate::index::persist::load(dir, catalog.version(), e),
+            _ => None,
+        };
+        Engine::rebuilt(catalog, embedder, config, cache_dir, persisted.as_ref())
+    }
+
+    /// [`Engine::build_cached`] updating `previous`'s vectors and graphs (a reload passes the
+    /// serving snapshot's) instead of loading persisted ones.
+    pub fn rebuilt(
+        catalog: Arc<Catalog>,
+        embedder: std::result::Result<Arc<dyn Embedder>, String>,
+        config: SearchConfig,
+        cache_dir: Option<&std::path::Path>,
+        previous: Option<&Semantic>,
+    ) -> Result<Engine> {
         let cache = match (cache_dir, &embedder) {
             (Some(dir), Ok(e)) => Some(VectorCache::open(dir, e.model_id(), e.dim())),
             _ => None,
         };
-        let snapshot = Snapshot::build_cached(catalog, embedder, cache.as_ref())?;
+        let version = catalog.version().to_string();
+        let snapshot = Snapshot::build_from(catalog, embedder, cache.as_ref(), previous)?;
         if let Some(cache) = &cache {
             if let Err(e) = cache.save() {
                 tracing::warn!(error = %e, "could not save the vector cache");
+            }
+        }
+        if let (Some(dir), Some(semantic)) = (cache_dir, &snapshot.semantic) {
+            let reused = previous.is_some_and(|p| semantic.passages.shares_core_with(&p.passages));
+            if !reused && !semantic.is_overlay() && crate::index::persist::worth_saving(semantic) {
+                if let Err(e) = crate::index::persist::save(dir, &version, semantic) {
+                    tracing::warn!(error = %e, "could not persist the index");
+                }
             }
         }
         Ok(Engine::with_snapshot(Arc::new(snapshot), config))

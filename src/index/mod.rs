@@ -3,8 +3,11 @@
 //! speak in tool ordinals (positions in the catalog), never ids.
 
 pub mod analyzer;
+pub(crate) mod bytes;
 pub mod keyword;
 pub mod names;
+pub mod persist;
+pub mod semantic;
 pub mod snapshot;
 #[doc(hidden)]
 pub mod synthetic;

@@ -4,9 +4,9 @@
 
 use super::keyword::{FieldWeights, KeywordIndex};
 use super::names::NameIndex;
-use super::vector::VectorIndex;
+pub use super::semantic::Semantic;
 use super::vocabulary::Vocabulary;
-use crate::catalog::{Catalog, PassageKind, ToolDocument};
+use crate::catalog::{Catalog, ToolDocument};
 use crate::embed::cache::VectorCache;
 use crate::embed::Embedder;
 use crate::error::Result;
@@ -24,19 +24,6 @@ impl SemanticStatus {
     pub fn is_available(&self) -> bool {
         matches!(self, SemanticStatus::Available { .. })
     }
-}
-
-/// The semantic half of a snapshot: one vector per tool for its summary, and one per other
-/// passage (keywords, guidance chunks, examples). A tool's semantic evidence blends its
-/// summary cosine with its best other passage (see `rank::SUMMARY_SHARE`): the summary says
-/// what the tool is, the best passage catches the one use case a query describes.
-pub struct Semantic {
-    pub embedder: Arc<dyn Embedder>,
-    pub summaries: VectorIndex,
-    /// Every non-summary passage; a tool with none is represented by its summary again.
-    pub passages: VectorIndex,
-    /// Kind of each vector of `passages`, in build order.
-    pub passage_kinds: Vec<PassageKind>,
 }
 
 pub struct Snapshot {
@@ -91,6 +78,17 @@ impl Snapshot {
         embedder: std::result::Result<Arc<dyn Embedder>, String>,
         cache: Option<&VectorCache>,
     ) -> Result<Snapshot> {
+        Snapshot::build_from(catalog, embedder, cache, None)
+    }
+
+    /// [`Snapshot::build_cached`], reusing `previous`'s vectors and graphs for the tools whose
+    /// passages did not change when few did (see `semantic`).
+    pub fn build_from(
+        catalog: Arc<Catalog>,
+        embedder: std::result::Result<Arc<dyn Embedder>, String>,
+        cache: Option<&VectorCache>,
+        previous: Option<&Semantic>,
+    ) -> Result<Snapshot> {
         let start = Instant::now();
         let documents: Vec<ToolDocument> = catalog.documents();
         let keyword = KeywordIndex::build(&documents, KEYWORD_WEIGHTS)?;
@@ -102,21 +100,13 @@ impl Snapshot {
         let vocabulary = Vocabulary::build(&documents);
         let (semantic, semantic_status) = match embedder {
             Err(reason) => (None, SemanticStatus::Unavailable { reason }),
-            Ok(embedder) => match embed_documents(&documents, embedder.as_ref(), cache) {
-                Ok((summaries, passages, passage_kinds)) => {
+            Ok(embedder) => match Semantic::build(&documents, embedder.clone(), cache, previous) {
+                Ok(semantic) => {
                     let status = SemanticStatus::Available {
                         model_id: embedder.model_id().to_string(),
-                        vectors: summaries.len() + passages.len(),
+                        vectors: semantic.len(),
                     };
-                    (
-                        Some(Semantic {
-                            embedder,
-                            summaries,
-                            passages,
-                            passage_kinds,
-                        }),
-                        status,
-                    )
+                    (Some(semantic), status)
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "embedding the catalog failed; serving keyword search only");
@@ -145,63 +135,4 @@ impl Snapshot {
     pub fn exact(&self, query: &str) -> Option<u32> {
         self.names.exact(query)
     }
-}
-
-/// Embeds every passage of every document: the summary index, the other-passage index and
-/// the kinds of the latter's vectors.
-fn embed_documents(
-    docs: &[ToolDocument],
-    embedder: &dyn Embedder,
-    cache: Option<&VectorCache>,
-) -> Result<(VectorIndex, VectorIndex, Vec<PassageKind>)> {
-    let mut texts: Vec<&str> = Vec::new();
-    let mut owners: Vec<u32> = Vec::new();
-    let mut kinds: Vec<PassageKind> = Vec::new();
-    for d in docs {
-        for p in &d.passages {
-            texts.push(&p.text);
-            owners.push(d.ordinal);
-            kinds.push(p.kind);
-        }
-    }
-    // One call with every text: the embedder orders them by length before batching, so
-    // batches hold texts of similar length and little of each forward pass goes to padding.
-    // Chunking here first (as this once did, 64 at a time) sorted only within each chunk.
-    let vectors = match cache {
-        Some(cache) => {
-            let (vectors, usage) = cache.embed(embedder, &texts)?;
-            tracing::info!(
-                cached = usage.hits,
-                embedded = usage.misses,
-                "catalog passages embedded"
-            );
-            vectors
-        }
-        None => embedder.embed(&texts)?,
-    };
-    let mut summaries = Vec::new();
-    let mut others = Vec::new();
-    let mut other_kinds = Vec::new();
-    let mut has_other = vec![false; docs.len()];
-    for ((owner, kind), v) in owners.iter().zip(&kinds).zip(&vectors) {
-        if *kind == PassageKind::Summary {
-            summaries.push((*owner, v.clone()));
-        } else {
-            has_other[*owner as usize] = true;
-            others.push((*owner, v.clone()));
-            other_kinds.push(*kind);
-        }
-    }
-    for (owner, v) in &summaries {
-        if !has_other[*owner as usize] {
-            others.push((*owner, v.clone()));
-            other_kinds.push(PassageKind::Summary);
-        }
-    }
-    let dim = embedder.dim();
-    Ok((
-        VectorIndex::build(dim, summaries)?,
-        VectorIndex::build(dim, others)?,
-        other_kinds,
-    ))
 }

@@ -16,12 +16,17 @@
 //! allowed owners' vectors, a broad one by a graph walk that over-fetches and filters its
 //! output, with the exact scan as the fallback whenever the walk comes back short.
 //!
+//! A catalog change does not rebuild the graph: `overlay` renumbers owners, retires the
+//! changed ones' vectors and scans new vectors exactly beside it; `store` writes and reads an
+//! index for the persisted snapshot. `scan` holds the exact scans, `walk` the graph walks.
+//!
 //! Memory: 1.5 KiB per vector at dim 384 (f32), plus under HNSW 384 bytes of codes and ~128
 //! bytes of layer-0 links per vector (hnsw_rs's own copy is dropped after the build).
 
 use crate::error::{Error, Result};
 use graph::{build_hnsw, Codes, Graph};
-use math::{check_vector, cosine, normalise_shrunk, top_k};
+use math::{check_vector, normalise_shrunk};
+use std::sync::Arc;
 
 /// One owner in a result: its best cosine to the query and which of its vectors gave it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,16 +113,39 @@ const WALK_COST_PER_EF: f64 = 60.0;
 const HNSW_MAX_LAYER: usize = 16;
 
 /// A read-only index of owner vectors. Build it once, share it (`Send + Sync`).
+///
+/// The vectors and the graph (the [`Core`]) are shared by every index updated from the one
+/// built (see `overlay`): a catalog change renumbers owners and retires the changed ones'
+/// vectors here, and scans the few vectors it adds exactly beside the graph, instead of
+/// building a new graph.
 pub struct VectorIndex {
     dim: usize,
     params: VectorParams,
-    /// Vectors normalised to norm [`shrink`] (1 - ~1e-5), `dim` floats each, grouped by owner (owners ascending, each owner's
-    /// vectors in input order): a contiguous scan per owner and per index.
+    core: Arc<Core>,
+    /// Current owner of each core group, or [`GONE`] for a group whose owner left or changed.
+    owners: Vec<u32>,
+    /// Core group of each current owner (indexed by owner), or [`GONE`].
+    group_by_owner: Vec<u32>,
+    /// Which core groups still have an owner; None when all do (no per-query mask needed).
+    alive: Option<Vec<bool>>,
+    /// Live core vectors (those of groups with an owner).
+    live_vectors: usize,
+    /// Vectors added since the core was built, scanned exactly; the `OwnerHit::vector` of
+    /// their hits continues the core's input numbering (core inputs first).
+    delta: Option<Box<VectorIndex>>,
+}
+
+/// An owner number that no owner has: a retired group, or an owner without a group.
+const GONE: u32 = u32::MAX;
+
+/// What a build computes once: vectors grouped by owner, and the graph over them.
+struct Core {
+    /// Vectors normalised to norm [`shrink`] (1 - ~1e-5), `dim` floats each, grouped by owner
+    /// (owners ascending at build time, each owner's vectors in input order): a contiguous
+    /// scan per owner and per index.
     data: Vec<f32>,
     /// Input index of each stored vector (what [`OwnerHit::vector`] reports).
     input: Vec<u32>,
-    /// Distinct owners that have vectors, ascending; a "group" is a position in it.
-    owners: Vec<u32>,
     /// Stored vectors of group g are `starts[g]..starts[g + 1]`.
     starts: Vec<u32>,
     /// Group of each stored vector (to map an HNSW hit, a stored position, to its owner).
@@ -137,9 +165,10 @@ impl std::fmt::Debug for VectorIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VectorIndex")
             .field("dim", &self.dim)
-            .field("vectors", &self.input.len())
-            .field("owners", &self.owners.len())
-            .field("hnsw", &self.hnsw.is_some())
+            .field("vectors", &self.len())
+            .field("owners", &self.owner_count())
+            .field("hnsw", &self.core.hnsw.is_some())
+            .field("delta", &self.delta.as_ref().map_or(0, |d| d.len()))
             .finish()
     }
 }
@@ -169,9 +198,9 @@ impl VectorIndex {
                 "vector index: dimension must be positive".into(),
             ));
         }
-        if u32::try_from(vectors.len()).is_err() {
+        if u32::try_from(vectors.len()).is_err() || vectors.iter().any(|(o, _)| *o == GONE) {
             return Err(Error::Internal(format!(
-                "vector index: {} vectors exceed the u32 range",
+                "vector index: {} vectors, or an owner number, exceed the u32 range",
                 vectors.len()
             )));
         }
@@ -208,39 +237,74 @@ impl VectorIndex {
             graph: Graph::from_hnsw(&build_hnsw(dim, &data, &params), n),
             codes: Codes::new(dim, &data),
         });
-        Ok(VectorIndex {
-            dim,
-            params,
+        let core = Core {
             data,
             input: order,
-            owners,
             starts,
             group_of,
             hnsw,
-        })
+        };
+        Ok(VectorIndex::over(dim, params, Arc::new(core), owners, None))
+    }
+
+    /// An index over `core` whose groups belong to `owners` (GONE: retired), with `delta`.
+    fn over(
+        dim: usize,
+        params: VectorParams,
+        core: Arc<Core>,
+        owners: Vec<u32>,
+        delta: Option<Box<VectorIndex>>,
+    ) -> VectorIndex {
+        let bound = owners
+            .iter()
+            .filter(|&&o| o != GONE)
+            .max()
+            .map_or(0, |&o| o as usize + 1);
+        let mut group_by_owner = vec![GONE; bound];
+        let mut live_vectors = 0;
+        for (g, &o) in owners.iter().enumerate() {
+            if o != GONE {
+                group_by_owner[o as usize] = g as u32;
+                live_vectors += (core.starts[g + 1] - core.starts[g]) as usize;
+            }
+        }
+        let alive = owners
+            .contains(&GONE)
+            .then(|| owners.iter().map(|&o| o != GONE).collect());
+        VectorIndex {
+            dim,
+            params,
+            core,
+            owners,
+            group_by_owner,
+            alive,
+            live_vectors,
+            delta,
+        }
     }
 
     pub fn dim(&self) -> usize {
         self.dim
     }
 
-    /// Number of vectors.
+    /// Number of vectors of the current owners.
     pub fn len(&self) -> usize {
-        self.input.len()
+        self.live_vectors + self.delta.as_ref().map_or(0, |d| d.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.input.is_empty()
+        self.len() == 0
     }
 
     /// Number of distinct owners with at least one vector.
     pub fn owner_count(&self) -> usize {
-        self.owners.len()
+        let core = self.owners.iter().filter(|&&o| o != GONE).count();
+        core + self.delta.as_ref().map_or(0, |d| d.owner_count())
     }
 
     /// Whether searches walk an HNSW graph (else they scan exactly).
     pub fn uses_hnsw(&self) -> bool {
-        self.hnsw.is_some()
+        self.core.hnsw.is_some()
     }
 
     pub fn params(&self) -> VectorParams {
@@ -264,44 +328,8 @@ impl VectorIndex {
         allow: Option<&dyn Fn(u32) -> bool>,
     ) -> Result<Vec<OwnerHit>> {
         let q = self.prepare_query(query)?;
-        if k == 0 || self.owners.is_empty() {
-            return Ok(Vec::new());
-        }
-        let Some(hnsw) = &self.hnsw else {
-            return Ok(match allow {
-                None => self.exact_top_k(&q, k, |_| true),
-                Some(allow) => self.exact_top_k(&q, k, |g| allow(self.owners[g])),
-            });
-        };
-        let Some(allow) = allow else {
-            let want = k.min(self.owners.len());
-            let hits = self.hnsw_top_k(hnsw, &q, k, want, self.walk_ef(k, 1.0), None);
-            return Ok(hits.unwrap_or_else(|| self.exact_top_k(&q, k, |_| true)));
-        };
-        let mask: Vec<bool> = self.owners.iter().map(|&o| allow(o)).collect();
-        let allowed_owners = mask.iter().filter(|&&a| a).count();
-        let allowed_vectors: usize = (0..self.owners.len())
-            .filter(|&g| mask[g])
-            .map(|g| self.group_len(g))
-            .sum();
-        if allowed_owners == 0 {
-            return Ok(Vec::new());
-        }
-        // The walk over-fetches by 1/f for an allowed fraction f of the vectors; scan the
-        // allowed vectors instead when that is cheaper or keeps recall (see `WALK_COST_*`).
-        let fraction = allowed_vectors as f64 / self.len() as f64;
-        let ef = self.walk_ef(k, fraction);
-        let walk_cost = WALK_COST_FIXED + WALK_COST_PER_EF * ef as f64;
-        let hits = if allowed_vectors as f64 <= walk_cost {
-            None
-        } else {
-            let want = k.min(allowed_owners);
-            self.hnsw_top_k(hnsw, &q, k, want, ef, Some(&mask))
-        };
-        // Also the fallback when the walk came back with fewer than `want` allowed owners
-        // (a filter whose owners lie away from the query, or owners with many near-identical
-        // vectors): the guarantee on the result's length is kept by scanning.
-        Ok(hits.unwrap_or_else(|| self.exact_top_k(&q, k, |g| mask[g])))
+        let hits = self.core_search(&q, k, allow);
+        self.with_delta(query, k, allow, hits, VectorIndex::search)
     }
 
     /// Candidate owners for a reranker that rescores them exactly: like [`VectorIndex::search`]
@@ -319,51 +347,86 @@ impl VectorIndex {
         k: usize,
         allow: Option<&dyn Fn(u32) -> bool>,
     ) -> Result<Vec<OwnerHit>> {
-        let Some(hnsw) = &self.hnsw else {
-            return self.search(query, k, allow);
+        let q = self.prepare_query(query)?;
+        let hits = match &self.core.hnsw {
+            Some(hnsw) if allow.is_none() && k > 0 && self.live_vectors > 0 => {
+                let live = self.owners.iter().filter(|&&o| o != GONE).count();
+                let want = (k.min(live) / 4).max(1);
+                // `walk_ef` reaches 2k vectors so that k distinct owners survive
+                // deduplication; an index with one vector per owner (summaries) needs k, and
+                // the walk costs its ef.
+                let per_owner = (self.stored() as f64 / self.owners.len() as f64).clamp(1.0, 2.0);
+                let ef = self
+                    .walk_ef(k, self.live_fraction())
+                    .min(((k as f64 * per_owner).ceil() as usize).max(self.scaled_ef()));
+                let mask = self.alive.as_deref();
+                self.hnsw_walk(hnsw, &q, k, want, ef, mask, 1)
+                    .unwrap_or_else(|| self.exact_top_k(&q, k, |g| self.is_alive(g)))
+            }
+            _ => self.core_search(&q, k, allow),
         };
-        if allow.is_some() || k == 0 || self.owners.is_empty() {
-            return self.search(query, k, allow);
-        }
-        let q = self.prepare_query(query)?;
-        let want = (k.min(self.owners.len()) / 4).max(1);
-        // `walk_ef` reaches 2k vectors so that k distinct owners survive deduplication; an
-        // index with one vector per owner (summaries) needs k, and the walk costs its ef.
-        let per_owner = (self.len() as f64 / self.owners.len() as f64).clamp(1.0, 2.0);
-        let ef = self
-            .walk_ef(k, 1.0)
-            .min(((k as f64 * per_owner).ceil() as usize).max(self.scaled_ef()));
-        let hits = self.hnsw_walk(hnsw, &q, k, want, ef, None, 1);
-        Ok(hits.unwrap_or_else(|| self.exact_top_k(&q, k, |_| true)))
-    }
-
-    /// Exact max cosine of every owner, indexed by owner (length = largest owner + 1); owners
-    /// with no vector get `f32::NEG_INFINITY`. A full scan: cheap up to tens of thousands of
-    /// vectors; for reranking a few candidates at scale prefer [`VectorIndex::score_owners`].
-    pub fn cosine_all(&self, query: &[f32]) -> Result<Vec<f32>> {
-        let q = self.prepare_query(query)?;
-        let bound = self.owners.last().map_or(0, |&o| o as usize + 1);
-        let mut out = vec![f32::NEG_INFINITY; bound];
-        for (g, &owner) in self.owners.iter().enumerate() {
-            out[owner as usize] = self.group_best(&q, g).0;
-        }
-        Ok(out)
-    }
-
-    /// Exact best hit of each given owner (None for an owner with no vector), in the given
-    /// order: the reranking primitive, cost proportional to the owners' vectors only.
-    pub fn score_owners(&self, query: &[f32], owners: &[u32]) -> Result<Vec<Option<OwnerHit>>> {
-        let q = self.prepare_query(query)?;
-        Ok(owners
-            .iter()
-            .map(|o| {
-                let g = self.owners.binary_search(o).ok()?;
-                Some(self.hit(g, self.group_best(&q, g)))
-            })
-            .collect())
+        self.with_delta(query, k, allow, hits, VectorIndex::propose)
     }
 
     // ---- internals -----------------------------------------------------------------------
+
+    /// [`VectorIndex::search`] over the core only.
+    fn core_search(
+        &self,
+        q: &[f32],
+        k: usize,
+        allow: Option<&dyn Fn(u32) -> bool>,
+    ) -> Vec<OwnerHit> {
+        if k == 0 || self.live_vectors == 0 {
+            return Vec::new();
+        }
+        let allowed = |g: usize| self.is_alive(g) && allow.is_none_or(|a| a(self.owners[g]));
+        let Some(hnsw) = &self.core.hnsw else {
+            return self.exact_top_k(q, k, allowed);
+        };
+        if allow.is_none() && self.alive.is_none() {
+            let want = k.min(self.owners.len());
+            let hits = self.hnsw_top_k(hnsw, q, k, want, self.walk_ef(k, 1.0), None);
+            return hits.unwrap_or_else(|| self.exact_top_k(q, k, |_| true));
+        }
+        let mask: Vec<bool> = (0..self.owners.len()).map(allowed).collect();
+        let allowed_owners = mask.iter().filter(|&&a| a).count();
+        let allowed_vectors: usize = (0..self.owners.len())
+            .filter(|&g| mask[g])
+            .map(|g| self.group_len(g))
+            .sum();
+        if allowed_owners == 0 {
+            return Vec::new();
+        }
+        // The walk over-fetches by 1/f for an allowed fraction f of the vectors; scan the
+        // allowed vectors instead when that is cheaper or keeps recall (see `WALK_COST_*`).
+        let fraction = allowed_vectors as f64 / self.stored() as f64;
+        let ef = self.walk_ef(k, fraction);
+        let walk_cost = WALK_COST_FIXED + WALK_COST_PER_EF * ef as f64;
+        let hits = if allowed_vectors as f64 <= walk_cost {
+            None
+        } else {
+            let want = k.min(allowed_owners);
+            self.hnsw_top_k(hnsw, q, k, want, ef, Some(&mask))
+        };
+        // Also the fallback when the walk came back with fewer than `want` allowed owners
+        // (a filter whose owners lie away from the query, or owners with many near-identical
+        // vectors): the guarantee on the result's length is kept by scanning.
+        hits.unwrap_or_else(|| self.exact_top_k(q, k, |g| mask[g]))
+    }
+
+    fn is_alive(&self, g: usize) -> bool {
+        self.alive.as_ref().is_none_or(|a| a[g])
+    }
+
+    /// Vectors stored in the core, live or retired: what a graph walk moves through.
+    fn stored(&self) -> usize {
+        self.core.input.len()
+    }
+
+    fn live_fraction(&self) -> f64 {
+        (self.live_vectors as f64 / self.stored().max(1) as f64).max(1e-3)
+    }
 
     fn prepare_query(&self, query: &[f32]) -> Result<Vec<f32>> {
         check_vector(query, self.dim)
@@ -372,121 +435,13 @@ impl VectorIndex {
         normalise_shrunk(&mut q);
         Ok(q)
     }
-
-    fn row(&self, pos: usize) -> &[f32] {
-        &self.data[pos * self.dim..(pos + 1) * self.dim]
-    }
-
-    fn group_len(&self, g: usize) -> usize {
-        (self.starts[g + 1] - self.starts[g]) as usize
-    }
-
-    /// Best (cosine, stored position) of group `g`; the first position wins exact ties.
-    fn group_best(&self, q: &[f32], g: usize) -> (f32, usize) {
-        let (start, end) = (self.starts[g] as usize, self.starts[g + 1] as usize);
-        let mut best = (f32::NEG_INFINITY, start);
-        for pos in start..end {
-            let c = cosine(q, self.row(pos));
-            if c > best.0 {
-                best = (c, pos);
-            }
-        }
-        best
-    }
-
-    fn hit(&self, g: usize, (cosine, pos): (f32, usize)) -> OwnerHit {
-        OwnerHit {
-            owner: self.owners[g],
-            cosine,
-            vector: self.input[pos],
-        }
-    }
-
-    fn exact_top_k(&self, q: &[f32], k: usize, allowed: impl Fn(usize) -> bool) -> Vec<OwnerHit> {
-        let hits = (0..self.owners.len())
-            .filter(|&g| allowed(g))
-            .map(|g| self.hit(g, self.group_best(q, g)))
-            .collect();
-        top_k(hits, k)
-    }
-
-    /// The ef of a walk for the top k with a fraction `fraction` of the vectors allowed:
-    /// `ef_search` grown with (n / 32k)^0.75, at least 2k so that k distinct owners survive
-    /// deduplication when an owner's vectors lie close together, and 1/f more under a filter,
-    /// which is applied to the walk's output (all ef vectors reached are asked for: they are
-    /// computed anyway).
-    ///
-    /// Not hnsw_rs's `search_filter`: with a filter its layer-0 walk never takes the early
-    /// exit and goes on until the candidate heap drains, which measured ~5x slower than this
-    /// over-fetch at half the owners allowed (as slow as scanning everything).
-    fn walk_ef(&self, k: usize, fraction: f64) -> usize {
-        let base = self.scaled_ef().max(k.saturating_mul(2));
-        (base as f64 / fraction).ceil() as usize
-    }
-
-    /// `ef_search` grown with (n / 32k)^0.75 for n vectors.
-    fn scaled_ef(&self) -> usize {
-        let scale = (self.len() as f64 / EF_REFERENCE_VECTORS)
-            .powf(0.75)
-            .max(1.0);
-        (self.params.ef_search as f64 * scale) as usize
-    }
-
-    /// Top k by a graph walk of breadth `ef` plus exact rescoring of the owners found (over
-    /// all their vectors, so a cosine never depends on which vector the walk reached). `mask`
-    /// restricts to allowed groups. None when the walk found fewer than `want` distinct allowed
-    /// owners even after one 4x wider walk.
-    fn hnsw_top_k(
-        &self,
-        hnsw: &Walker,
-        q: &[f32],
-        k: usize,
-        want: usize,
-        ef: usize,
-        mask: Option<&[bool]>,
-    ) -> Option<Vec<OwnerHit>> {
-        self.hnsw_walk(hnsw, q, k, want, ef, mask, 2)
-    }
-
-    /// [`VectorIndex::hnsw_top_k`] with the number of walks (each 4x wider) as a parameter.
-    #[allow(clippy::too_many_arguments)]
-    fn hnsw_walk(
-        &self,
-        hnsw: &Walker,
-        q: &[f32],
-        k: usize,
-        want: usize,
-        mut ef: usize,
-        mask: Option<&[bool]>,
-        attempts: usize,
-    ) -> Option<Vec<OwnerHit>> {
-        let qc = Codes::query(q);
-        for _attempt in 0..attempts {
-            let ef_now = ef.min(self.len());
-            let found = hnsw.graph.walk(&hnsw.codes, &qc, ef_now);
-            let mut groups: Vec<u32> = found.iter().map(|&p| self.group_of[p as usize]).collect();
-            groups.sort_unstable();
-            groups.dedup();
-            if let Some(mask) = mask {
-                groups.retain(|&g| mask[g as usize]);
-            }
-            if groups.len() >= want {
-                let hits = groups
-                    .into_iter()
-                    .map(|g| self.hit(g as usize, self.group_best(q, g as usize)))
-                    .collect();
-                return Some(top_k(hits, k));
-            }
-            if ef_now >= self.len() {
-                break;
-            }
-            ef = ef.saturating_mul(4);
-        }
-        None
-    }
 }
 
 mod graph;
 mod math;
+mod overlay;
+mod scan;
+mod store;
 #[cfg(test)]
 mod tests;
+mod walk;

@@ -1,6 +1,6 @@
 //! The live catalog: `Service::reload` reads the catalog anew through the loader the binary
 //! installs (the gateway's, which knows every source), builds the indexes off the serving
-//! path (the vector cache spares unchanged tools their embedding), and swaps the engine in
+//! path (unchanged tools keep their vectors and graph nodes, see `index::semantic`), and swaps the engine in
 //! whole. A request keeps the engine it started with; a reload that fails changes nothing, so
 //! the last good catalog keeps serving. One reload runs at a time.
 
@@ -85,8 +85,10 @@ impl Service {
         });
         let (config, cache_dir) = (self.config.search.clone(), self.config.cache_dir.clone());
         let built = catalog.clone();
+        let previous = serving.clone();
         let engine = super::off_runtime("reload", move || {
-            Engine::build_cached(built, embedder, config, cache_dir.as_deref())
+            let previous = previous.snapshot().semantic.as_ref();
+            Engine::rebuilt(built, embedder, config, cache_dir.as_deref(), previous)
         })
         .await?;
         let index_ms = engine.snapshot().build_time.as_secs_f64() * 1e3;

@@ -12,6 +12,7 @@
 //! Dropping hnsw_rs's copy of the data also halves the index's memory.
 
 use super::{VectorParams, HNSW_MAX_LAYER};
+use crate::index::bytes::{Read, Reader, Writer};
 use hnsw_rs::prelude::{DistDot, Hnsw};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
@@ -296,6 +297,99 @@ pub(super) fn build_hnsw(
         }
     }
     hnsw
+}
+
+/// Persistence (see `vector::store`): the graph and the codes as written by a build, read
+/// back with every link and range checked against the node count, so a damaged file cannot
+/// send a walk out of bounds.
+impl Graph {
+    pub(super) fn write(&self, w: &mut Writer) {
+        w.u32s(&self.offsets);
+        w.u32s(&self.links);
+        w.u64(self.upper.len() as u64);
+        for layer in &self.upper {
+            let mut nodes: Vec<(&u32, &(u32, u32))> = layer.ranges.iter().collect();
+            nodes.sort_unstable();
+            let flat: Vec<u32> = nodes.iter().flat_map(|(&p, &(a, b))| [p, a, b]).collect();
+            w.u32s(&flat);
+            w.u32s(&layer.links);
+        }
+        w.u32(self.entry);
+    }
+
+    pub(super) fn read(r: &mut Reader, n: usize) -> Read<Graph> {
+        let offsets = r.u32s("graph offsets")?;
+        let links = r.u32s("graph links")?;
+        let ordered = offsets.windows(2).all(|w| w[0] <= w[1]);
+        if offsets.len() != n + 1 || offsets[0] != 0 || !ordered {
+            return Err(format!(
+                "graph offsets: expected {} ascending from 0",
+                n + 1
+            ));
+        }
+        if offsets[n] as usize != links.len() || links.iter().any(|&l| l as usize >= n) {
+            return Err(format!(
+                "graph links: expected {} links below {n}",
+                offsets[n]
+            ));
+        }
+        let layers = r.u64("graph layers")?;
+        if layers > HNSW_MAX_LAYER as u64 {
+            return Err(format!(
+                "graph layers: expected at most {HNSW_MAX_LAYER}, found {layers}"
+            ));
+        }
+        let mut upper = Vec::new();
+        for l in 1..=layers {
+            let flat = r.u32s("graph layer nodes")?;
+            let links = r.u32s("graph layer links")?;
+            let mut layer = UpperLayer::default();
+            for node in flat.chunks(3) {
+                let &[pos, a, b] = node else {
+                    return Err(format!("graph layer {l}: expected node triples"));
+                };
+                if pos as usize >= n || a > b || b as usize > links.len() {
+                    return Err(format!("graph layer {l}: node {pos} out of range"));
+                }
+                layer.ranges.insert(pos, (a, b));
+            }
+            if links.iter().any(|&x| x as usize >= n) {
+                return Err(format!("graph layer {l}: expected links below {n}"));
+            }
+            layer.links = links;
+            upper.push(layer);
+        }
+        let entry = r.u32("graph entry")?;
+        if n > 0 && entry as usize >= n {
+            return Err(format!(
+                "graph entry: expected a node below {n}, found {entry}"
+            ));
+        }
+        Ok(Graph {
+            offsets,
+            links,
+            upper,
+            entry,
+        })
+    }
+}
+
+impl Codes {
+    pub(super) fn write(&self, w: &mut Writer) {
+        w.i8s(&self.codes);
+        w.f32s(&self.scales);
+    }
+
+    pub(super) fn read(r: &mut Reader, dim: usize, n: usize) -> Read<Codes> {
+        let codes = r.i8s("codes")?;
+        let scales = r.f32s("code scales")?;
+        if codes.len() != n * dim || scales.len() != n || scales.iter().any(|s| !s.is_finite()) {
+            return Err(format!(
+                "codes: expected {n} vectors of {dim} with finite scales"
+            ));
+        }
+        Ok(Codes { dim, codes, scales })
+    }
 }
 
 #[cfg(test)]

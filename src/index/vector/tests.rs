@@ -82,7 +82,7 @@ fn graph_walk_answers_without_the_exact_fallback() {
     let mut rng = SplitMix64::new(22);
     let index = VectorIndex::build_with(48, gen.owners(&mut rng, 1500, 3), hnsw_always());
     let index = index.unwrap();
-    let hnsw = index.hnsw.as_ref().unwrap();
+    let hnsw = index.core.hnsw.as_ref().unwrap();
     let mask: Vec<bool> = (0..index.owner_count()).map(|g| g % 2 == 1).collect();
     for _ in 0..20 {
         let q = index.prepare_query(&gen.random(&mut rng)).unwrap();
@@ -135,7 +135,7 @@ fn filtered_hnsw_walk_never_comes_back_short() {
     allowed.sort_unstable();
     let allow = |o: u32| allowed.binary_search(&o).is_ok();
     let index = VectorIndex::build_with(24, vectors, hnsw_always()).unwrap();
-    let hnsw = index.hnsw.as_ref().unwrap();
+    let hnsw = index.core.hnsw.as_ref().unwrap();
     let mask: Vec<bool> = index.owners.iter().map(|&o| allow(o)).collect();
     let far = gen.sample(&mut rng, 1);
     for q in [&far, &anchor] {

@@ -6,15 +6,21 @@
 //! takes its source's name.
 
 use crate::catalog::ToolRecord;
+use crate::embed::cache::VectorCache;
 use crate::embed::Embedder;
 use crate::error::Result;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
-/// Fills the empty categories of `tools` from the categories of `catalog`.
+/// Fills the empty categories of `tools` from the categories of `catalog`. With `cache_dir`,
+/// the "name. description" vectors are cached there (a file of their own, beside the
+/// catalog's passage vectors): a reload then embeds only new and changed tools, not the
+/// whole catalog again for the centroids.
 pub(super) fn infer(
     tools: &mut [ToolRecord],
     catalog: &[ToolRecord],
     embedder: Option<&dyn Embedder>,
+    cache_dir: Option<&Path>,
 ) -> Result<()> {
     let open: Vec<usize> = (0..tools.len())
         .filter(|&i| tools[i].category.is_empty())
@@ -24,7 +30,20 @@ pub(super) fn infer(
     }
     let picks: Vec<Option<String>> = match embedder {
         _ if catalog.is_empty() => vec![None; open.len()],
-        Some(e) => by_meaning(open.iter().map(|&i| &tools[i]), catalog, e)?,
+        Some(e) => {
+            let cache = cache_dir.map(|dir| {
+                VectorCache::open(dir, &format!("{}#categories", e.model_id()), e.dim())
+            });
+            let cached = Cached {
+                embedder: e,
+                cache: cache.as_ref(),
+            };
+            let picks = by_meaning(open.iter().map(|&i| &tools[i]), catalog, &cached)?;
+            if let Some(Err(err)) = cache.as_ref().map(VectorCache::save) {
+                tracing::warn!(error = %err, "could not save the category vector cache");
+            }
+            picks
+        }
         None => by_words(open.iter().map(|&i| &tools[i]), catalog),
     };
     for (i, pick) in open.into_iter().zip(picks) {
@@ -39,6 +58,29 @@ pub(super) fn infer(
         }
     }
     Ok(())
+}
+
+/// An embedder answering from a vector cache first.
+struct Cached<'a> {
+    embedder: &'a dyn Embedder,
+    cache: Option<&'a VectorCache>,
+}
+
+impl Embedder for Cached<'_> {
+    fn dim(&self) -> usize {
+        self.embedder.dim()
+    }
+
+    fn model_id(&self) -> &str {
+        self.embedder.model_id()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        match self.cache {
+            Some(cache) => Ok(cache.embed(self.embedder, texts)?.0),
+            None => self.embedder.embed(texts),
+        }
+    }
 }
 
 fn text(t: &ToolRecord) -> String {
@@ -186,7 +228,7 @@ mod tests {
             upstream("b", "Execute a query on the database"),
             upstream("c", "Ⱥ é 😀"),
         ];
-        infer(&mut tools, &catalog, None).unwrap();
+        infer(&mut tools, &catalog, None, None).unwrap();
         assert_eq!(tools[0].category, "version_control");
         assert_eq!(tools[1].category, "database");
         // Nothing shared: the source's name.
@@ -199,7 +241,7 @@ mod tests {
     #[test]
     fn without_catalog_categories_the_source_names_them() {
         let mut tools = [upstream("a", "anything")];
-        infer(&mut tools, &[], None).unwrap();
+        infer(&mut tools, &[], None, None).unwrap();
         assert_eq!(tools[0].category, "srv");
     }
 }

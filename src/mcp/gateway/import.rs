@@ -37,7 +37,7 @@ pub async fn import(
             crate::catalog::mcp::record_from_mcp(tool, Some(&listing.server), id, String::new())
         })
         .collect();
-    category::infer(&mut records, catalog, embedder)?;
+    category::infer(&mut records, catalog, embedder, None)?;
     let now = crate::time::now_rfc3339();
     Ok(records
         .iter()

@@ -35,9 +35,7 @@ pub async fn open_catalog(
     embedder: Option<&dyn Embedder>,
     on_invalid: &(dyn Fn(&LoadError) + Sync),
 ) -> Result<(Catalog, Vec<SourceReport>)> {
-    let (hand_written, mut gathered_tools, reports) = gather(config, on_invalid).await?;
-    category::infer(&mut gathered_tools, &hand_written, embedder)?;
-    Ok(assemble(config, hand_written, gathered_tools, reports))
+    placed(config, embedder, gather(config, on_invalid).await?)
 }
 
 /// Every source's tools: the hand-written ones, the gathered ones (not yet placed in a
@@ -126,8 +124,19 @@ async fn reopen_catalog(
             source.category_inferred = true;
         }
     }
-    category::infer(&mut gathered_tools, &hand_written, embedder)?;
-    Ok(assemble(config, hand_written, gathered_tools, reports))
+    placed(config, embedder, (hand_written, gathered_tools, reports))
+}
+
+/// The catalog of what `gather` found, the gathered tools without a category placed in the
+/// hand-written ones' categories.
+fn placed(
+    config: &Config,
+    embedder: Option<&dyn Embedder>,
+    (hand_written, mut gathered, reports): (Vec<ToolRecord>, Vec<ToolRecord>, Vec<SourceReport>),
+) -> Result<(Catalog, Vec<SourceReport>)> {
+    let cache_dir = config.cache_dir.as_deref();
+    category::infer(&mut gathered, &hand_written, embedder, cache_dir)?;
+    Ok(assemble(config, hand_written, gathered, reports))
 }
 
 /// One catalog of the hand-written tools and the gathered ones, under the first directory.
