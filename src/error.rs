@@ -68,6 +68,22 @@ pub enum Error {
     Internal(String),
 }
 
+/// An error and its causes, in one line: "error sending request" alone does not say that the
+/// connection was refused.
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        cause = e.source();
+    }
+    text
+}
+
 fn summarize(violations: &[Violation]) -> String {
     match violations {
         [] => "no details".to_string(),

@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use toolscout::catalog;
-use toolscout::config::{CatalogSource, Config, SourceKind, DEFAULT_SOURCE_TIMEOUT};
+use toolscout::config::{CatalogSource, Config, McpEndpoint, SourceKind, DEFAULT_SOURCE_TIMEOUT};
 use toolscout::Error;
 
 #[derive(Args)]
@@ -33,12 +33,12 @@ pub(crate) fn run(config: &Config, args: ImportArgs) -> Result<ExitCode, Error> 
     let name = args.name.clone().unwrap_or_else(|| source_name(&words[0]));
     let source = CatalogSource {
         name,
-        kind: SourceKind::Mcp {
+        kind: SourceKind::Mcp(McpEndpoint::Stdio {
             command: words[0].clone(),
             args: words[1..].to_vec(),
             env: Default::default(),
             cwd: None,
-        },
+        }),
         timeout: DEFAULT_SOURCE_TIMEOUT,
     };
     let out = args

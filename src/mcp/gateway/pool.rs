@@ -1,12 +1,13 @@
 //! The sessions toolscout keeps with upstream MCP servers to run their tools: one per `mcp`
 //! source, opened on first use and shared by concurrent calls (MCP multiplexes requests on a
 //! session), so the pool is bounded by the number of sources. A session that breaks (the
-//! server died, the pipe closed) is dropped; the next call restarts the server, after a
-//! backoff that doubles with each failed start (1 s to 60 s) so a crashing server is not
-//! restarted in a loop. Every call is bounded by its source's timeout.
+//! server died, the pipe closed, the HTTP server stopped answering) is dropped; the next call
+//! restarts the server (reconnects, for a `url` source), after a backoff that doubles with
+//! each failed start (1 s to 60 s) so a crashing server is not restarted in a loop. Every
+//! call is bounded by its source's timeout.
 
 use super::upstream::{self};
-use crate::config::{CatalogSource, SourceKind};
+use crate::config::{CatalogSource, McpEndpoint, SourceKind};
 use crate::exec::{Failure, QueryError, ToolErrorCode, Upstream, UpstreamFuture};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
@@ -205,8 +206,9 @@ impl Upstream for Pool {
                 }),
                 Err(ServiceError::McpError(data)) => Err(protocol_error(tool, &data)),
                 Err(e) => {
-                    self.broke(slot, e.to_string()).await;
-                    Err(unavailable(&slot.source, Some(&e.to_string())))
+                    let why = broken_session(&e);
+                    self.broke(slot, why.clone()).await;
+                    Err(unavailable(&slot.source, Some(&why)))
                 }
             }
         })
@@ -223,6 +225,7 @@ impl Upstream for Pool {
         for (name, slot) in &self.slots {
             let state = match slot.session.try_lock() {
                 Ok(s) => json!({
+                    "transport": transport_name(&slot.source),
                     "state": match (&s.client, s.retry_at) {
                         (Some(c), _) if !c.is_closed() => "connected",
                         (_, Some(t)) if t > Instant::now() => "restarting",
@@ -233,11 +236,31 @@ impl Upstream for Pool {
                     "last_error": s.last_error,
                 }),
                 // A call is starting the server right now.
-                Err(_) => json!({"state": "starting"}),
+                Err(_) => json!({"transport": transport_name(&slot.source), "state": "starting"}),
             };
             out.insert(name.clone(), state);
         }
         Value::Object(out)
+    }
+}
+
+/// Why a session broke, in words (rmcp's own text names its transport's Rust type).
+fn broken_session(e: &ServiceError) -> String {
+    match e {
+        ServiceError::TransportSend(sent) => format!(
+            "the call could not be sent: {}",
+            crate::error::with_causes(sent.error.as_ref())
+        ),
+        ServiceError::TransportClosed => "the server closed the session".into(),
+        other => crate::error::with_causes(other),
+    }
+}
+
+/// How the pool reaches a source's server, for `/health`.
+fn transport_name(source: &CatalogSource) -> &'static str {
+    match source.kind {
+        SourceKind::Mcp(McpEndpoint::Http { .. }) => "http",
+        _ => "stdio",
     }
 }
 
