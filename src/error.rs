@@ -200,8 +200,8 @@ error_codes! { Code {
         "Retry; if it persists, report it with the request id",
     ];
     UpstreamFailed => "UPSTREAM_FAILED", 502, ServiceUnavailable, [
-        "Check the source's command, arguments and environment with `toolscout serve --print-config`",
-        "Run the source's command by hand: it must speak MCP over stdin and stdout",
+        "Check the source's command, arguments and environment, or its url and headers, with `toolscout serve --print-config`",
+        "Run the source's command by hand (it must speak MCP over stdin and stdout), or check that its url answers MCP POSTs",
     ];
     ReloadFailed => "RELOAD_FAILED", 422, ValidationError, [
         "The last good catalog keeps serving",

@@ -177,7 +177,7 @@ fn checked_entry(
             }
             let url = e.url.as_deref().unwrap_or_default();
             SourceKind::Mcp(http_endpoint(
-                &format!("sources[{i}]"),
+                &|field| format!("sources[{i}].{field}"),
                 &name,
                 url,
                 &e.headers,

@@ -59,45 +59,48 @@ const RESERVED_HEADERS: &[&str] = &[
     "last-event-id",
 ];
 
+/// Where a field was given, for errors: `url` or `headers.<name>` as a file's
+/// `sources[2].url` or a command line's `--header <name>`.
+pub type Place<'a> = &'a dyn Fn(&str) -> String;
+
 /// The HTTP endpoint at `url` with `headers` (header name -> environment variable), values
-/// read through `lookup`. `at` names the place for errors (`sources[2]`, `--url`), `source`
-/// the source. Refused: a scheme other than http and https, credentials in the URL (they
+/// read through `lookup`. `at` names each field's place for errors, `source` the source. Refused: a scheme other than http and https, credentials in the URL (they
 /// belong in a header read from the environment), and headers sent in clear text to a host
 /// off this machine.
 pub fn http_endpoint(
-    at: &str,
+    at: Place,
     source: &str,
     url: &str,
     headers: &BTreeMap<String, String>,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<McpEndpoint> {
     let bad = |field: &str, expected: &str, found: String| {
-        Error::Config(format!("{at}{field}: expected {expected}, found {found}"))
+        Error::Config(format!("{}: expected {expected}, found {found}", at(field)))
     };
     let parsed = reqwest::Url::parse(url).map_err(|e| {
         bad(
-            ".url",
+            "url",
             "an http:// or https:// URL",
             format!("\"{url}\" ({e})"),
         )
     })?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
         return Err(bad(
-            ".url",
+            "url",
             "an http:// or https:// URL with a host",
             format!("\"{url}\""),
         ));
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(bad(
-            ".url",
+            "url",
             "a URL without user or password (send credentials in `headers`, read from the environment)",
             format!("credentials in \"{}\"", parsed.host_str().unwrap_or("")),
         ));
     }
     if parsed.scheme() == "http" && !headers.is_empty() && !is_loopback(&parsed) {
         return Err(bad(
-            ".url",
+            "url",
             "https:// for a source with headers on another machine (plain http would send them in clear text)",
             format!("\"{url}\""),
         ));
@@ -114,13 +117,13 @@ pub fn http_endpoint(
 
 /// One header: a valid, unreserved name, and the value of the variable it names.
 fn header(
-    at: &str,
+    at: Place,
     source: &str,
     name: &str,
     variable: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<HttpHeader> {
-    let field = format!("{at}.headers.{name}");
+    let field = at(&format!("headers.{name}"));
     if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
         return Err(Error::Config(format!(
             "{field}: expected an HTTP header name (letters, digits, '-'), found \"{name}\""
@@ -176,6 +179,10 @@ mod tests {
         }
     }
 
+    fn entry(i: usize) -> impl Fn(&str) -> String {
+        move |field| format!("sources[{i}].{field}")
+    }
+
     fn headers(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
             .iter()
@@ -186,7 +193,7 @@ mod tests {
     #[test]
     fn a_header_value_comes_from_its_variable_and_is_never_printed() {
         let h = headers(&[("Authorization", "API_TOKEN")]);
-        let e = http_endpoint("sources[1]", "api", "https://h.example/mcp", &h, &env).unwrap();
+        let e = http_endpoint(&entry(1), "api", "https://h.example/mcp", &h, &env).unwrap();
         let McpEndpoint::Http { url, headers: sent } = &e else {
             panic!("{e:?}")
         };
@@ -195,10 +202,10 @@ mod tests {
         assert_eq!(sent[0].variable, "API_TOKEN");
         assert!(!format!("{e:?}").contains("abc"), "{e:?}");
         // Plain HTTP on this machine, with or without headers.
-        assert!(http_endpoint("s", "a", "http://127.0.0.1:9/mcp", &h, &env).is_ok());
-        assert!(http_endpoint("s", "a", "http://localhost/mcp", &h, &env).is_ok());
-        assert!(http_endpoint("s", "a", "http://[::1]:8/mcp", &h, &env).is_ok());
-        assert!(http_endpoint("s", "a", "http://h.example/mcp", &headers(&[]), &env).is_ok());
+        assert!(http_endpoint(&entry(0), "a", "http://127.0.0.1:9/mcp", &h, &env).is_ok());
+        assert!(http_endpoint(&entry(0), "a", "http://localhost/mcp", &h, &env).is_ok());
+        assert!(http_endpoint(&entry(0), "a", "http://[::1]:8/mcp", &h, &env).is_ok());
+        assert!(http_endpoint(&entry(0), "a", "http://h.example/mcp", &headers(&[]), &env).is_ok());
     }
 
     #[test]
@@ -215,7 +222,7 @@ mod tests {
             ("https://h/mcp", headers(&[("X-Key", "BROKEN")]), "sources[0].headers.X-Key: expected the environment variable BROKEN to hold a header value"),
         ];
         for (url, h, expected) in cases {
-            let err = http_endpoint("sources[0]", "api", url, &h, &env).unwrap_err();
+            let err = http_endpoint(&entry(0), "api", url, &h, &env).unwrap_err();
             assert!(err.to_string().contains(expected), "{url}: {err}");
             assert!(!err.to_string().contains("a\nb"), "{err}");
         }

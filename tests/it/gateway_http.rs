@@ -1,9 +1,9 @@
 //! Upstreams over streamable HTTP (`url` sources): the fixture server of
 //! `tests/fixtures/mcp-servers/growing_server.py`, started by the test on a free loopback port
 //! behind a required header, is listed, searched, called, followed when it announces new
-//! tools, and reconnected after it dies and comes back, as a stdio upstream would be; a
-//! header whose variable is unset is a configuration error naming the source, header and
-//! variable.
+//! tools, and reconnected after it dies and comes back, as a stdio upstream would be, and
+//! `catalog import --url` writes its tools as catalog files; a header whose variable is unset
+//! is a configuration error naming the source, header and variable.
 
 use crate::client::{get, post_json};
 use crate::common::{shipped_catalog, toolscout};
@@ -229,4 +229,44 @@ fn a_header_variable_that_is_unset_is_a_configuration_error_naming_it() {
         websocket.contains("sources[0].url: expected an http:// or https:// URL with a host, found \"ws://127.0.0.1:9/mcp\""),
         "{websocket}"
     );
+}
+
+#[test]
+fn import_over_http_sends_the_headers_read_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let upstream = growing_over_http(&dir.path().join("tools.json"), port);
+    let out = dir.path().join("imported");
+    let import = |key: Option<&str>| {
+        let mut cmd = toolscout();
+        cmd.args(["--catalog", shipped_catalog().to_str().unwrap()])
+            .args(["catalog", "import", "--url", &upstream.url("/mcp")])
+            .args(["--header", "X-Grow-Key=GROW_KEY", "--name", "grow"])
+            .args(["--out", out.to_str().unwrap(), "--models", NO_MODELS])
+            .env_remove("GROW_KEY");
+        if let Some(key) = key {
+            cmd.env("GROW_KEY", key);
+        }
+        cmd.output().unwrap()
+    };
+    let unset = import(None);
+    let stderr = String::from_utf8_lossy(&unset.stderr);
+    assert_eq!(unset.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--header X-Grow-Key: expected the environment variable GROW_KEY to hold the value of header X-Grow-Key for source 'grow', found it unset"),
+        "{stderr}"
+    );
+    let refused = import(Some("wrong"));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("HTTP 401"), "{stderr}");
+    let imported = import(Some("k3y"));
+    let stdout = String::from_utf8_lossy(&imported.stdout);
+    assert!(stdout.contains("2 of 2 tools written"), "{stdout}");
+    let names: Vec<String> = crate::common::files_under(&out)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+        .collect();
+    assert!(names.contains(&"grow_grow.json".to_string()), "{names:?}");
+    assert!(names.contains(&"grow_wait.json".to_string()), "{names:?}");
 }
