@@ -15,6 +15,7 @@ mod doors;
 mod eval;
 mod formats;
 mod gateway;
+mod gateway_everything;
 mod gateway_http;
 mod gateway_mcp;
 mod hostile_inputs;
