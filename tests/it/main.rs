@@ -16,6 +16,7 @@ mod eval;
 mod formats;
 mod gateway;
 mod gateway_everything;
+mod gateway_faults;
 mod gateway_http;
 mod gateway_mcp;
 mod hostile_inputs;

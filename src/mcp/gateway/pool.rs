@@ -113,10 +113,8 @@ impl Pool {
             .retry_at
             .and_then(|t| t.checked_duration_since(Instant::now()))
         {
-            let secs = wait.as_secs().max(1);
-            return Err(unavailable(&slot.source, session.last_error.as_deref())
-                .detail("retryAfter", secs)
-                .hint(format!("The server is restarted in {secs} s")));
+            let error = unavailable(&slot.source, session.last_error.as_deref());
+            return Err(restarting(error, wait));
         }
         let announcer = Announcer {
             changes: self.changes.clone(),
@@ -142,14 +140,15 @@ impl Pool {
         }
     }
 
-    /// Drops a session that broke, so the next call restarts the server.
-    async fn broke(&self, slot: &Slot, why: String) {
+    /// Drops a session that broke, so the next call after the backoff restarts the server;
+    /// the error to report.
+    async fn broke(&self, slot: &Slot, why: String) -> QueryError {
         let mut session = slot.session.lock().await;
         if let Some(client) = session.client.take() {
             let _ = client.cancel().await;
             session.restarts = session.restarts.saturating_add(1);
         }
-        let _ = session.failed(&slot.source, why);
+        session.failed(&slot.source, why)
     }
 }
 
@@ -161,8 +160,16 @@ impl Session {
             Duration::from_secs(1u64 << self.failures.min(7).saturating_sub(1)).min(MAX_BACKOFF);
         self.retry_at = Some(Instant::now() + backoff);
         self.last_error = Some(why);
-        unavailable(source, self.last_error.as_deref())
+        restarting(unavailable(source, self.last_error.as_deref()), backoff)
     }
+}
+
+/// `error` saying when the server is started again (or reconnected to), in whole seconds.
+fn restarting(error: QueryError, wait: Duration) -> QueryError {
+    let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+    error.detail("retryAfter", secs).hint(format!(
+        "The next call after {secs} s starts the server again (reconnects, for a url source)"
+    ))
 }
 
 fn unavailable(source: &CatalogSource, why: Option<&str>) -> QueryError {
@@ -205,11 +212,7 @@ impl Upstream for Pool {
                     )
                 }),
                 Err(ServiceError::McpError(data)) => Err(protocol_error(tool, &data)),
-                Err(e) => {
-                    let why = broken_session(&e);
-                    self.broke(slot, why.clone()).await;
-                    Err(unavailable(&slot.source, Some(&why)))
-                }
+                Err(e) => Err(self.broke(slot, broken_session(&e)).await),
             }
         })
     }
@@ -251,7 +254,9 @@ fn broken_session(e: &ServiceError) -> String {
             "the call could not be sent: {}",
             crate::error::with_causes(sent.error.as_ref())
         ),
-        ServiceError::TransportClosed => "the server closed the session".into(),
+        ServiceError::TransportClosed => {
+            "the session ended during the call (the server exited or closed its connection)".into()
+        }
         other => crate::error::with_causes(other),
     }
 }
@@ -300,6 +305,7 @@ mod tests {
             assert_eq!(e.code, ToolErrorCode::McpServerUnavailable);
             let wait = session.retry_at.unwrap().duration_since(before);
             waits.push(wait.as_secs_f64().round() as u64);
+            assert_eq!(e.to_data()["retryAfter"], *waits.last().unwrap());
         }
         assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
         assert_eq!(session.last_error.as_deref(), Some("down"));
