@@ -112,6 +112,13 @@ pub(crate) fn checked(
     Ok(out)
 }
 
+/// A mistake in field `field` of entry `i`.
+fn field_error(i: usize, field: &str, expected: &str, found: String) -> Error {
+    Error::Config(format!(
+        "sources[{i}].{field}: expected {expected}, found {found}"
+    ))
+}
+
 /// One entry; `lookup` reads the environment variables that hold header values.
 fn checked_entry(
     i: usize,
@@ -119,11 +126,7 @@ fn checked_entry(
     base: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<CatalogSource> {
-    let bad = |field: &str, expected: &str, found: String| {
-        Error::Config(format!(
-            "sources[{i}].{field}: expected {expected}, found {found}"
-        ))
-    };
+    let bad = |field: &str, expected: &str, found: String| field_error(i, field, expected, found);
     let name = e
         .name
         .clone()
@@ -141,6 +144,29 @@ fn checked_entry(
             format!("\"{name}\""),
         ));
     }
+    let timeout_secs = e.timeout_secs;
+    let kind = source_kind(i, e, &name, base, lookup)?;
+    let timeout = match timeout_secs {
+        None => DEFAULT_SOURCE_TIMEOUT,
+        Some(s @ 1..=600) => Duration::from_secs(s),
+        Some(s) => return Err(bad("timeout_secs", "1 to 600 seconds", s.to_string())),
+    };
+    Ok(CatalogSource {
+        name,
+        kind,
+        timeout,
+    })
+}
+
+/// The kind of entry `i` and its fields.
+fn source_kind(
+    i: usize,
+    e: SourceEntry,
+    name: &str,
+    base: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<SourceKind> {
+    let bad = |field: &str, expected: &str, found: String| field_error(i, field, expected, found);
     let kind = e.kind.as_deref().unwrap_or("");
     let resolve = |p: PathBuf| if p.is_relative() { base.join(p) } else { p };
     let fields_of_mcp = e.command.is_some()
@@ -148,7 +174,7 @@ fn checked_entry(
         || !e.env.is_empty()
         || e.cwd.is_some()
         || !e.headers.is_empty();
-    let kind = match kind {
+    match kind {
         "dir" | "file" => {
             if fields_of_mcp || e.url.is_some() {
                 return Err(bad(
@@ -161,11 +187,11 @@ fn checked_entry(
                 .path
                 .map(resolve)
                 .ok_or_else(|| bad("path", &format!("the {kind}'s path"), "none".into()))?;
-            if kind == "dir" {
+            Ok(if kind == "dir" {
                 SourceKind::Dir(path)
             } else {
                 SourceKind::File(path)
-            }
+            })
         }
         "mcp" if e.url.is_some() => {
             if let Some(field) = stdio_field(&e) {
@@ -176,13 +202,13 @@ fn checked_entry(
                 ));
             }
             let url = e.url.as_deref().unwrap_or_default();
-            SourceKind::Mcp(http_endpoint(
+            Ok(SourceKind::Mcp(http_endpoint(
                 &|field| format!("sources[{i}].{field}"),
-                &name,
+                name,
                 url,
                 &e.headers,
                 lookup,
-            )?)
+            )?))
         }
         "mcp" => mcp_kind(
             e.command,
@@ -192,25 +218,13 @@ fn checked_entry(
             e.headers,
             e.path,
         )
-        .map_err(|(field, expected, found)| bad(field, expected, found))?,
-        other => {
-            return Err(bad(
-                "kind",
-                "\"dir\", \"file\" or \"mcp\"",
-                format!("\"{other}\""),
-            ))
-        }
-    };
-    let timeout = match e.timeout_secs {
-        None => DEFAULT_SOURCE_TIMEOUT,
-        Some(s @ 1..=600) => Duration::from_secs(s),
-        Some(s) => return Err(bad("timeout_secs", "1 to 600 seconds", s.to_string())),
-    };
-    Ok(CatalogSource {
-        name,
-        kind,
-        timeout,
-    })
+        .map_err(|(field, expected, found)| bad(field, expected, found)),
+        other => Err(bad(
+            "kind",
+            "\"dir\", \"file\" or \"mcp\"",
+            format!("\"{other}\""),
+        )),
+    }
 }
 
 /// The first field of a stdio server an entry with a `url` also has.

@@ -163,12 +163,21 @@ async fn an_http_upstream_is_served_followed_and_reconnected_like_a_stdio_one() 
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let extra = || post_json(&server, "/tools/call/grow.extra_1", r#"{"queries": [{}]}"#);
-    assert_eq!(extra().await.status, 200);
+    assert_eq!(extra(&server).await.status, 200);
+    dies_and_comes_back(&server, upstream, &state).await;
+}
 
-    // The server dies: a clear error, the failure in /health, then a reconnection.
+/// Calls the growing server's `extra_1` tool, which answers at once.
+async fn extra(server: &Server) -> crate::client::Answer {
+    post_json(server, "/tools/call/grow.extra_1", r#"{"queries": [{}]}"#).await
+}
+
+/// Kills `upstream` under `server`: a clear error, the failure in /health, then the same
+/// server started again on its port and reconnected to after the backoff.
+async fn dies_and_comes_back(server: &Server, upstream: HttpUpstream, state: &Path) {
+    let port = upstream.port;
     drop(upstream);
-    let refused = extra().await;
+    let refused = extra(server).await;
     assert_eq!(refused.status, 502, "{}", refused.body);
     let data = &refused.body["data"]["results"][0]["data"];
     assert_eq!(data["errorCode"], "mcpServerUnavailable", "{data}");
@@ -176,23 +185,23 @@ async fn an_http_upstream_is_served_followed_and_reconnected_like_a_stdio_one() 
         data["error"].as_str().unwrap().contains("source 'grow'"),
         "{data}"
     );
-    let health = get(&server, "/health").await.body;
+    let health = get(server, "/health").await.body;
     let grow = &health["upstreams"]["grow"];
     assert_eq!(grow["failures"], 1, "{grow}");
     assert!(grow["last_error"].is_string(), "{grow}");
     assert_eq!(health["circuits"]["mcp:grow"]["failures"], 1, "{health}");
-    let _upstream = growing_over_http(&state, port);
+    let _upstream = growing_over_http(state, port);
     let mut statuses = Vec::new();
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(1200)).await;
-        let answer = extra().await;
+        let answer = extra(server).await;
         statuses.push(answer.status);
         if answer.status == 200 {
             break;
         }
     }
     assert_eq!(statuses.last(), Some(&200), "{statuses:?}");
-    let grow = get(&server, "/health").await.body["upstreams"]["grow"].clone();
+    let grow = get(server, "/health").await.body["upstreams"]["grow"].clone();
     assert_eq!(grow["state"], "connected", "{grow}");
     assert_eq!(grow["failures"], 0, "{grow}");
     assert!(grow["restarts"].as_u64() >= Some(1), "{grow}");
