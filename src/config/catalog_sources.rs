@@ -369,7 +369,7 @@ mod tests {
                 "sources[0].kind",
             ),
             (
-                "name = \"t\"\nkind = \"mcp\"\nurl = \"file:///tmp/mcp\"",
+                "name = \"t\"\nkind = \"mcp\"\nurl = \"file:///mcp.sock\"",
                 "sources[0].url: expected an http:// or https:// URL with a host",
             ),
             (

@@ -5,14 +5,15 @@
 //! client (0.13's `rustls` brings aws-lc-rs, a C library to build on 2 cores, and the
 //! platform verifier instead of our native roots; it has no `rustls-tls-native-roots`), and
 //! enabling the feature beside 0.12 would put two reqwests in the build, while the trait asks
-//! for four small methods. The
-//! protocol itself (sessions, SSE resumption, re-initialization after an expired session)
-//! stays in rmcp's worker; this file only sends requests and reads answers, within the limits
-//! the worker gives (no JSON body or SSE event above them is held in memory).
+//! for four small methods. The protocol itself (sessions, SSE resumption, re-initialization
+//! after an expired session) stays in rmcp's worker; this file only sends requests and reads
+//! answers, within the limits the worker gives (no JSON body or SSE event above them is held
+//! in memory).
 //!
 //! Timeouts: connecting is bounded by the source's timeout, and so is every POST and DELETE
 //! (a tool call through the gateway is bounded by the same timeout above this). The GET
-//! stream is not: it is the server's channel for notifications and stays open by design.
+//! stream's answer must begin within it too, but the stream itself is not bounded: it is the
+//! server's channel for notifications and stays open by design.
 //! Redirects are not followed, so configured headers never reach another host.
 
 use bytes::Bytes;
@@ -388,7 +389,15 @@ impl StreamableHttpClient for HttpClient {
             request = request.header(LAST_EVENT_HEADER, id);
         }
         let request = with_headers(request, session_id.as_deref(), auth, headers);
-        let response = request.send().await.map_err(client_error)?;
+        let response = tokio::time::timeout(self.timeout, request.send())
+            .await
+            .map_err(|_| {
+                StreamableHttpError::UnexpectedServerResponse(Cow::Owned(format!(
+                    "expected the event stream to begin within {} s, found no answer",
+                    self.timeout.as_secs()
+                )))
+            })?
+            .map_err(client_error)?;
         let status = response.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
