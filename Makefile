@@ -14,7 +14,8 @@ api-fuzzer:
 
 # The official MCP clients the tests drive the MCP server with: the Python SDK (stdio and
 # streamable HTTP), and the conformance suite on the Node 22 it needs; with them, the real
-# MCP servers the gateway tests use as upstreams (time and git from PyPI, filesystem from npm).
+# MCP servers the gateway tests use as upstreams (time and git from PyPI, filesystem and
+# everything from npm).
 mcp-clients:
 	scripts/fetch-mcp-python
 	scripts/fetch-mcp-conformance

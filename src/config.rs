@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 mod catalog_sources;
 mod exec;
 mod layers;
+mod mcp_endpoint;
 mod search;
 pub use catalog_sources::{CatalogSource, SourceKind, DEFAULT_SOURCE_TIMEOUT};
 pub use exec::ExecConfig;
+pub use mcp_endpoint::{http_endpoint, HttpHeader, McpEndpoint};
 pub use search::{SearchConfig, SearchMode};
 
 use layers::{checked_addr, checked_max_body, config_file, Layers};
@@ -260,30 +262,48 @@ impl Config {
                 SourceKind::Dir(p) | SourceKind::File(p) => {
                     out.push_str(&format!("path = {}\n", q(&p.to_string_lossy())));
                 }
-                SourceKind::Mcp {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => {
-                    let args: Vec<String> = args.iter().map(|a| q(a)).collect();
-                    out.push_str(&format!(
-                        "command = {}\nargs = [{}]\n",
-                        q(command),
-                        args.join(", ")
-                    ));
-                    if let Some(cwd) = cwd {
-                        out.push_str(&format!("cwd = {}\n", q(&cwd.to_string_lossy())));
-                    }
-                    if !env.is_empty() {
-                        let names: Vec<&str> = env.keys().map(String::as_str).collect();
-                        out.push_str(&format!("# env sets {}\n", names.join(", ")));
-                    }
-                    out.push_str(&format!("timeout_secs = {}\n", s.timeout.as_secs()));
-                }
+                SourceKind::Mcp(endpoint) => out.push_str(&endpoint_toml(endpoint, q)),
+            }
+            if matches!(s.kind, SourceKind::Mcp(_)) {
+                out.push_str(&format!("timeout_secs = {}\n", s.timeout.as_secs()));
             }
         }
         out
+    }
+}
+
+/// An `mcp` source's server as `[[sources]]` fields. Its environment shows variable names
+/// only, and its headers the variables they are read from, as the file holds them.
+fn endpoint_toml(endpoint: &McpEndpoint, q: &dyn Fn(&str) -> String) -> String {
+    match endpoint {
+        McpEndpoint::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let args: Vec<String> = args.iter().map(|a| q(a)).collect();
+            let mut out = format!("command = {}\nargs = [{}]\n", q(command), args.join(", "));
+            if let Some(cwd) = cwd {
+                out.push_str(&format!("cwd = {}\n", q(&cwd.to_string_lossy())));
+            }
+            if !env.is_empty() {
+                let names: Vec<&str> = env.keys().map(String::as_str).collect();
+                out.push_str(&format!("# env sets {}\n", names.join(", ")));
+            }
+            out
+        }
+        McpEndpoint::Http { url, headers } => {
+            let mut out = format!("url = {}\n", q(url));
+            if !headers.is_empty() {
+                let pairs: Vec<String> = headers
+                    .iter()
+                    .map(|h| format!("{} = {}", q(&h.name), q(&h.variable)))
+                    .collect();
+                out.push_str(&format!("headers = {{ {} }}\n", pairs.join(", ")));
+            }
+            out
+        }
     }
 }
 

@@ -68,6 +68,22 @@ pub enum Error {
     Internal(String),
 }
 
+/// An error and its causes, in one line: "error sending request" alone does not say that the
+/// connection was refused.
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        cause = e.source();
+    }
+    text
+}
+
 fn summarize(violations: &[Violation]) -> String {
     match violations {
         [] => "no details".to_string(),
@@ -184,8 +200,8 @@ error_codes! { Code {
         "Retry; if it persists, report it with the request id",
     ];
     UpstreamFailed => "UPSTREAM_FAILED", 502, ServiceUnavailable, [
-        "Check the source's command, arguments and environment with `toolscout serve --print-config`",
-        "Run the source's command by hand: it must speak MCP over stdin and stdout",
+        "Check the source's command, arguments and environment, or its url and headers, with `toolscout serve --print-config`",
+        "Run the source's command by hand (it must speak MCP over stdin and stdout), or check that its url answers MCP POSTs",
     ];
     ReloadFailed => "RELOAD_FAILED", 422, ValidationError, [
         "The last good catalog keeps serving",

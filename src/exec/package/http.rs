@@ -102,7 +102,7 @@ fn transport(e: reqwest::Error, registry: &Registry, what: &str, url: &str) -> Q
             "{what}: the registry at {} (from {}) {how}: {}",
             registry.base,
             registry.source,
-            error_chain(&e)
+            crate::error::with_causes(&e)
         ),
     )
     .detail("url", url)
@@ -137,19 +137,4 @@ fn refused(
             .hint("Check the package name's spelling and the registry URL"),
     };
     e.detail("status", status.as_u16()).detail("url", url)
-}
-
-/// The error with its causes ("error sending request: connection refused").
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let text = c.to_string();
-        if !s.contains(&text) {
-            s.push_str(": ");
-            s.push_str(&text);
-        }
-        cause = c.source();
-    }
-    s
 }

@@ -1,13 +1,14 @@
 //! The gateway's catalog: the tools of every configured source (`[[sources]]`), in order, as
 //! one `Catalog`. A `dir` source is a catalog directory, validated as ever (an invalid one
 //! stops the start, as it always has). A `file` source is a `tools/list` result or a tools
-//! JSON-lines file; an `mcp` source is a server toolscout starts and asks. Their tools get the
-//! id `<source>.<tool>` (slugged, stable), keep what the upstream gives and nothing invented,
-//! and a category inferred from the catalog's own (see `category`). A source that fails
+//! JSON-lines file; an `mcp` source is a server toolscout starts (or reaches over streamable
+//! HTTP) and asks. Their tools get the id `<source>.<tool>` (slugged, stable), keep what the
+//! upstream gives and nothing invented, and a category inferred from the catalog's own (see `category`). A source that fails
 //! leaves its tools out and says why in the report (and `/health`), so one broken upstream
 //! never keeps the others from serving.
 
 mod category;
+mod http_client;
 mod import;
 mod pool;
 mod upstream;

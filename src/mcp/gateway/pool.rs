@@ -1,12 +1,13 @@
 //! The sessions toolscout keeps with upstream MCP servers to run their tools: one per `mcp`
 //! source, opened on first use and shared by concurrent calls (MCP multiplexes requests on a
 //! session), so the pool is bounded by the number of sources. A session that breaks (the
-//! server died, the pipe closed) is dropped; the next call restarts the server, after a
-//! backoff that doubles with each failed start (1 s to 60 s) so a crashing server is not
-//! restarted in a loop. Every call is bounded by its source's timeout.
+//! server died, the pipe closed, the HTTP server stopped answering) is dropped; the next call
+//! restarts the server (reconnects, for a `url` source), after a backoff that doubles with
+//! each failed start (1 s to 60 s) so a crashing server is not restarted in a loop. Every
+//! call is bounded by its source's timeout.
 
 use super::upstream::{self};
-use crate::config::{CatalogSource, SourceKind};
+use crate::config::{CatalogSource, McpEndpoint, SourceKind};
 use crate::exec::{Failure, QueryError, ToolErrorCode, Upstream, UpstreamFuture};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
@@ -112,10 +113,8 @@ impl Pool {
             .retry_at
             .and_then(|t| t.checked_duration_since(Instant::now()))
         {
-            let secs = wait.as_secs().max(1);
-            return Err(unavailable(&slot.source, session.last_error.as_deref())
-                .detail("retryAfter", secs)
-                .hint(format!("The server is restarted in {secs} s")));
+            let error = unavailable(&slot.source, session.last_error.as_deref());
+            return Err(restarting(error, wait));
         }
         let announcer = Announcer {
             changes: self.changes.clone(),
@@ -141,14 +140,15 @@ impl Pool {
         }
     }
 
-    /// Drops a session that broke, so the next call restarts the server.
-    async fn broke(&self, slot: &Slot, why: String) {
+    /// Drops a session that broke, so the next call after the backoff restarts the server;
+    /// the error to report.
+    async fn broke(&self, slot: &Slot, why: String) -> QueryError {
         let mut session = slot.session.lock().await;
         if let Some(client) = session.client.take() {
             let _ = client.cancel().await;
             session.restarts = session.restarts.saturating_add(1);
         }
-        let _ = session.failed(&slot.source, why);
+        session.failed(&slot.source, why)
     }
 }
 
@@ -160,8 +160,16 @@ impl Session {
             Duration::from_secs(1u64 << self.failures.min(7).saturating_sub(1)).min(MAX_BACKOFF);
         self.retry_at = Some(Instant::now() + backoff);
         self.last_error = Some(why);
-        unavailable(source, self.last_error.as_deref())
+        restarting(unavailable(source, self.last_error.as_deref()), backoff)
     }
+}
+
+/// `error` saying when the server is started again (or reconnected to), in whole seconds.
+fn restarting(error: QueryError, wait: Duration) -> QueryError {
+    let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+    error.detail("retryAfter", secs).hint(format!(
+        "The next call after {secs} s starts the server again (reconnects, for a url source)"
+    ))
 }
 
 fn unavailable(source: &CatalogSource, why: Option<&str>) -> QueryError {
@@ -204,10 +212,7 @@ impl Upstream for Pool {
                     )
                 }),
                 Err(ServiceError::McpError(data)) => Err(protocol_error(tool, &data)),
-                Err(e) => {
-                    self.broke(slot, e.to_string()).await;
-                    Err(unavailable(&slot.source, Some(&e.to_string())))
-                }
+                Err(e) => Err(self.broke(slot, broken_session(&e)).await),
             }
         })
     }
@@ -223,6 +228,7 @@ impl Upstream for Pool {
         for (name, slot) in &self.slots {
             let state = match slot.session.try_lock() {
                 Ok(s) => json!({
+                    "transport": transport_name(&slot.source),
                     "state": match (&s.client, s.retry_at) {
                         (Some(c), _) if !c.is_closed() => "connected",
                         (_, Some(t)) if t > Instant::now() => "restarting",
@@ -233,11 +239,33 @@ impl Upstream for Pool {
                     "last_error": s.last_error,
                 }),
                 // A call is starting the server right now.
-                Err(_) => json!({"state": "starting"}),
+                Err(_) => json!({"transport": transport_name(&slot.source), "state": "starting"}),
             };
             out.insert(name.clone(), state);
         }
         Value::Object(out)
+    }
+}
+
+/// Why a session broke, in words (rmcp's own text names its transport's Rust type).
+fn broken_session(e: &ServiceError) -> String {
+    match e {
+        ServiceError::TransportSend(sent) => format!(
+            "the call could not be sent: {}",
+            crate::error::with_causes(sent.error.as_ref())
+        ),
+        ServiceError::TransportClosed => {
+            "the session ended during the call (the server exited or closed its connection)".into()
+        }
+        other => crate::error::with_causes(other),
+    }
+}
+
+/// How the pool reaches a source's server, for `/health`.
+fn transport_name(source: &CatalogSource) -> &'static str {
+    match source.kind {
+        SourceKind::Mcp(McpEndpoint::Http { .. }) => "http",
+        _ => "stdio",
     }
 }
 
@@ -277,6 +305,7 @@ mod tests {
             assert_eq!(e.code, ToolErrorCode::McpServerUnavailable);
             let wait = session.retry_at.unwrap().duration_since(before);
             waits.push(wait.as_secs_f64().round() as u64);
+            assert_eq!(e.to_data()["retryAfter"], *waits.last().unwrap());
         }
         assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
         assert_eq!(session.last_error.as_deref(), Some("down"));
