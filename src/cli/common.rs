@@ -160,11 +160,12 @@ fn open_catalog(
     ))
 }
 
-/// Loads the embedding model, or says why there is none.
+/// Loads the embedding model (with a progress bar for long work on a terminal), or says why
+/// there is none.
 pub(crate) fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
-    OnnxEmbedder::load(&config.models_dir)
-        .map(|e| Arc::new(e) as Arc<dyn Embedder>)
-        .map_err(|e| e.to_string())
+    let mut embedder = OnnxEmbedder::load(&config.models_dir).map_err(|e| e.to_string())?;
+    super::progress::attach(&mut embedder);
+    Ok(Arc::new(embedder))
 }
 
 /// The exit code of a command that failed with `e` (see the module comment).

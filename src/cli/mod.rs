@@ -9,6 +9,7 @@ mod compare;
 mod eval;
 mod import;
 mod mcp;
+mod progress;
 mod recommend;
 mod search;
 mod serve;

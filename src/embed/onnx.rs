@@ -65,7 +65,13 @@ pub struct OnnxEmbedder {
     /// Some exports of the model drop `token_type_ids` (it is all zeros for single sentences).
     feeds_token_type_ids: bool,
     precision: Precision,
+    /// Told `(done, total)` texts before the first chunk of a call and after each one: a
+    /// command line shows a progress bar from it (see `cli::progress`).
+    progress: Option<Progress>,
 }
+
+/// What [`OnnxEmbedder::set_progress`] takes.
+pub type Progress = Box<dyn Fn(usize, usize) + Send + Sync>;
 
 impl std::fmt::Debug for OnnxEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -141,7 +147,14 @@ impl OnnxEmbedder {
             session: Mutex::new(session),
             feeds_token_type_ids,
             precision,
+            progress: None,
         })
+    }
+
+    /// Reports the texts done of each call to `progress`, chunk by chunk (the chunks are the
+    /// same with or without it, so are the vectors).
+    pub fn set_progress(&mut self, progress: Progress) {
+        self.progress = Some(progress);
     }
 
     /// Embeds one chunk (all texts padded to the chunk's longest), one row per text.
@@ -203,6 +216,13 @@ impl Embedder for OnnxEmbedder {
         order.sort_by_key(|&i| counts[i]);
         let mut out = vec![Vec::new(); texts.len()];
         let lengths: Vec<usize> = order.iter().map(|&i| counts[i]).collect();
+        let report = |done: usize| {
+            if let Some(progress) = &self.progress {
+                progress(done, texts.len());
+            }
+        };
+        report(0);
+        let mut done = 0;
         for range in batches(&lengths) {
             let chunk = &order[range];
             let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
@@ -210,6 +230,8 @@ impl Embedder for OnnxEmbedder {
             for (&i, row) in chunk.iter().zip(vectors.rows()) {
                 out[i] = row.to_vec();
             }
+            done += chunk.len();
+            report(done);
         }
         Ok(out)
     }
