@@ -82,6 +82,7 @@ pub fn blank_record(tool_id: String, name: String, category: String) -> ToolReco
         aliases: Vec::new(),
         description: String::new(),
         category,
+        category_inferred: false,
         tool_type: ToolType::ThirdParty,
         version: "0".into(),
         author: None,

@@ -212,7 +212,8 @@ impl Catalog {
     /// Tool counts per category, sorted by category.
     pub fn categories(&self) -> BTreeMap<&str, usize> {
         let mut out = BTreeMap::new();
-        for t in &self.tools {
+        // A tool whose category is still to be inferred counts in none.
+        for t in self.tools.iter().filter(|t| !t.category.is_empty()) {
             *out.entry(t.category.as_str()).or_insert(0) += 1;
         }
         out

@@ -59,7 +59,18 @@ pub struct ToolRecord {
     #[serde(default)]
     pub aliases: Vec<String>,
     pub description: String,
+    /// Empty until inferred when the file gives none (see `category_inferred`).
+    #[serde(default)]
     pub category: String,
+    /// The category was inferred at load (the nearest of the catalog's own by meaning): the
+    /// file gave none. Computed, never read from a file; an upstream tool says the same in
+    /// its `source`.
+    #[serde(
+        default,
+        skip_deserializing,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub category_inferred: bool,
     #[serde(default = "default_tool_type")]
     pub tool_type: ToolType,
     #[serde(default)]

@@ -278,7 +278,34 @@ fn check_value(source: Origin<'_>, value: &Value, out: &mut Validation) -> Optio
             );
         }
     }
-    if source.stem.is_some() && source.dir_category.is_none() {
+    let category = value.get("category").and_then(Value::as_str);
+    if let (Some(dir), None) = (source.dir_category, category) {
+        let msg = format!(
+            "expected category \"{dir}\" (the directory the file is in), found none; an entry without a category sits at the top of the catalog"
+        );
+        out.push(
+            file,
+            "/category",
+            Severity::Error,
+            "category_dir_mismatch",
+            msg,
+        );
+    }
+    if source.stem.is_some()
+        && source.dir_category.is_none()
+        && category.is_none()
+        && value.is_object()
+    {
+        let msg = "expected category (the tool's primary category), found it missing: the tool is placed at load in the nearest of the catalog's categories".to_string();
+        out.push(
+            file,
+            "/category",
+            Severity::Warning,
+            "category_inferred",
+            msg,
+        );
+    }
+    if source.stem.is_some() && source.dir_category.is_none() && category.is_some() {
         let msg = format!(
             "expected the file at <category>/<tool_id>.json inside the catalog, found it at {file}"
         );

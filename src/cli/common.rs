@@ -140,13 +140,17 @@ fn open_catalog(
     if let [only] = config.catalog_sources.as_slice() {
         if let SourceKind::Dir(path) = &only.kind {
             let catalog = load_catalog_dir(path)?;
+            // Entries without a category are placed by the gateway, which reads it again.
+            let uncategorized = catalog.tools().iter().any(|t| t.category.is_empty());
             let report = SourceReport {
                 name: only.name.clone(),
                 kind: only.kind_name().into(),
                 tools: catalog.len(),
                 ..SourceReport::default()
             };
-            return Ok((catalog, vec![report]));
+            if !uncategorized {
+                return Ok((catalog, vec![report]));
+            }
         }
     }
     let print = |e: &LoadError| {

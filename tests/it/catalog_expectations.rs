@@ -86,10 +86,7 @@ pub const EXPECTED: &[Expect] = &[
         "schema/missing_required_field.json",
         "",
         "schema",
-        &[
-            "expected required property \"category\"",
-            "found it missing",
-        ],
+        &["expected required property \"name\"", "found it missing"],
     ),
     error(
         "schema/wrong_type.json",

@@ -15,6 +15,7 @@ mod doors;
 mod eval;
 mod formats;
 mod gateway;
+mod gateway_categories;
 mod gateway_everything;
 mod gateway_faults;
 mod gateway_http;

@@ -28,6 +28,8 @@ pub(super) fn infer(
     if open.is_empty() {
         return Ok(());
     }
+    // Only tools with a category of their own define the categories.
+    let catalog: Vec<&ToolRecord> = catalog.iter().filter(|t| !t.category.is_empty()).collect();
     let picks: Vec<Option<String>> = match embedder {
         _ if catalog.is_empty() => vec![None; open.len()],
         Some(e) => {
@@ -38,13 +40,13 @@ pub(super) fn infer(
                 embedder: e,
                 cache: cache.as_ref(),
             };
-            let picks = by_meaning(open.iter().map(|&i| &tools[i]), catalog, &cached)?;
+            let picks = by_meaning(open.iter().map(|&i| &tools[i]), &catalog, &cached)?;
             if let Some(Err(err)) = cache.as_ref().map(VectorCache::save) {
                 tracing::warn!(error = %err, "could not save the category vector cache");
             }
             picks
         }
-        None => by_words(open.iter().map(|&i| &tools[i]), catalog),
+        None => by_words(open.iter().map(|&i| &tools[i]), &catalog),
     };
     for (i, pick) in open.into_iter().zip(picks) {
         let tool = &mut tools[i];
@@ -53,8 +55,9 @@ pub(super) fn infer(
             .as_ref()
             .map_or_else(|| "other".to_string(), |s| s.name.clone());
         tool.category = pick.unwrap_or(fallback);
-        if let Some(s) = tool.source.as_mut() {
-            s.category_inferred = true;
+        match tool.source.as_mut() {
+            Some(s) => s.category_inferred = true,
+            None => tool.category_inferred = true,
         }
     }
     Ok(())
@@ -89,10 +92,10 @@ fn text(t: &ToolRecord) -> String {
 
 fn by_meaning<'a>(
     tools: impl Iterator<Item = &'a ToolRecord>,
-    catalog: &[ToolRecord],
+    catalog: &[&ToolRecord],
     embedder: &dyn Embedder,
 ) -> Result<Vec<Option<String>>> {
-    let catalog_texts: Vec<String> = catalog.iter().map(text).collect();
+    let catalog_texts: Vec<String> = catalog.iter().map(|t| text(t)).collect();
     let refs: Vec<&str> = catalog_texts.iter().map(String::as_str).collect();
     let vectors = embedder.embed(&refs)?;
     let mut sums: BTreeMap<&str, Vec<f32>> = BTreeMap::new();
@@ -148,7 +151,7 @@ fn words(s: &str) -> BTreeSet<String> {
 
 fn by_words<'a>(
     tools: impl Iterator<Item = &'a ToolRecord>,
-    catalog: &[ToolRecord],
+    catalog: &[&ToolRecord],
 ) -> Vec<Option<String>> {
     let mut bags: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for t in catalog {

@@ -136,6 +136,12 @@ fn placed(
     (hand_written, mut gathered, reports): (Vec<ToolRecord>, Vec<ToolRecord>, Vec<SourceReport>),
 ) -> Result<(Catalog, Vec<SourceReport>)> {
     let cache_dir = config.cache_dir.as_deref();
+    let mut hand_written = hand_written;
+    if hand_written.iter().any(|t| t.category.is_empty()) {
+        // Hand-written entries without a category, placed among the others' categories.
+        let reference = hand_written.clone();
+        category::infer(&mut hand_written, &reference, embedder, cache_dir)?;
+    }
     category::infer(&mut gathered, &hand_written, embedder, cache_dir)?;
     Ok(assemble(config, hand_written, gathered, reports))
 }
