@@ -120,7 +120,9 @@ impl Engine {
         cache_dir: Option<&std::path::Path>,
     ) -> Result<Engine> {
         let persisted = match (cache_dir, &embedder) {
-            (Some(dir), Ok(e)) => crate::index::persist::load(dir, catalog.version(), e),
+            (Some(dir), Ok(e)) => {
+                crate::index::persist::load(dir, catalog.version(), e, catalog.len())
+            }
             _ => None,
         };
         Engine::rebuilt(catalog, embedder, config, cache_dir, persisted.as_ref())

@@ -119,17 +119,26 @@ fn prune(dir: &Path, model: &str) {
 }
 
 /// The persisted index of `version` for `embedder`'s model, else the model's newest one (the
-/// base for an update), else None.
-pub fn load(cache_dir: &Path, version: &str, embedder: &Arc<dyn Embedder>) -> Option<Semantic> {
+/// base for an update of a catalog of `tools` tools), else None. The newest one is read only
+/// when its tool count is within reach of an update (its header says; the file may be large).
+pub fn load(
+    cache_dir: &Path,
+    version: &str,
+    embedder: &Arc<dyn Embedder>,
+    tools: usize,
+) -> Option<Semantic> {
     let model = embedder.model_id();
     let exact = file_of(cache_dir, model, version);
     let mut candidates = vec![exact.clone()];
-    candidates.extend(
-        files_of_model(&cache_dir.join("index"), model)
-            .into_iter()
-            .filter(|p| *p != exact)
-            .take(1),
-    );
+    let base = files_of_model(&cache_dir.join("index"), model)
+        .into_iter()
+        .find(|p| *p != exact)
+        .filter(|p| {
+            tool_count(p).is_some_and(|n| {
+                n.abs_diff(tools) as f64 <= super::semantic::MAX_OVERLAY_SHARE * tools as f64
+            })
+        });
+    candidates.extend(base);
     for path in candidates {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
@@ -142,6 +151,22 @@ pub fn load(cache_dir: &Path, version: &str, embedder: &Arc<dyn Embedder>) -> Op
         }
     }
     None
+}
+
+/// The tool count a file's header gives, from its first few kilobytes.
+fn tool_count(path: &Path) -> Option<usize> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut head)
+        .ok()?;
+    let mut r = Reader::new(head.strip_prefix(MAGIC)?);
+    r.str("model").ok()?;
+    r.u32("dimension").ok()?;
+    r.str("catalog version").ok()?;
+    usize::try_from(r.u64("tool count").ok()?).ok()
 }
 
 fn parse(bytes: &[u8], embedder: &Arc<dyn Embedder>) -> Read<Semantic> {

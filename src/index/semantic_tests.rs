@@ -167,7 +167,7 @@ fn a_persisted_index_loads_back_and_a_damaged_or_foreign_one_is_ignored() {
     let as_dyn = |m: &Arc<Words>| -> Arc<dyn Embedder> { m.clone() };
     let base = Semantic::build(&before, model.clone(), None, None).unwrap();
     let path = persist::save(dir.path(), "v1", &base).unwrap();
-    let loaded = persist::load(dir.path(), "v1", &as_dyn(&model)).unwrap();
+    let loaded = persist::load(dir.path(), "v1", &as_dyn(&model), 600).unwrap();
     assert_eq!(loaded.tools, base.tools);
     assert_eq!(loaded.passage_kinds, base.passage_kinds);
     let q = model.embed(&["search the invoice"]).unwrap().remove(0);
@@ -175,20 +175,22 @@ fn a_persisted_index_loads_back_and_a_damaged_or_foreign_one_is_ignored() {
     // Another version finds the newest file as its base; an update of it answers as usual.
     let updated = Semantic::build(&after, model.clone(), None, Some(&base)).unwrap();
     persist::save(dir.path(), "v2", &updated).unwrap();
-    let newest = persist::load(dir.path(), "v3", &as_dyn(&model)).unwrap();
+    let newest = persist::load(dir.path(), "v3", &as_dyn(&model), 600).unwrap();
     assert_eq!(newest.tools, updated.tools);
     assert_eq!(answers(&newest, &q), answers(&updated, &q));
+    // A catalog of another size does not read the newest file as a base.
+    assert!(persist::load(dir.path(), "v3", &as_dyn(&model), 60).is_none());
     // Another model's files are not used.
-    assert!(persist::load(dir.path(), "v1", &as_dyn(&words("other"))).is_none());
+    assert!(persist::load(dir.path(), "v1", &as_dyn(&words("other")), 600).is_none());
     // A damaged file is skipped (here, for the other file of the model).
     let mut bytes = std::fs::read(&path).unwrap();
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x10;
     std::fs::write(&path, &bytes).unwrap();
-    let fallback = persist::load(dir.path(), "v1", &as_dyn(&model)).unwrap();
+    let fallback = persist::load(dir.path(), "v1", &as_dyn(&model), 600).unwrap();
     assert_eq!(fallback.tools, updated.tools);
     std::fs::write(&path, &bytes[..100]).unwrap();
-    assert!(persist::load(dir.path(), "v1", &as_dyn(&model)).is_some());
+    assert!(persist::load(dir.path(), "v1", &as_dyn(&model), 600).is_some());
     // At most KEEP_FILES per model stay.
     for v in ["v4", "v5", "v6", "v7"] {
         persist::save(dir.path(), v, &base).unwrap();
