@@ -6,6 +6,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 use toolscout::config::{Config, Overrides};
 use toolscout::http::{app, AppState};
 use toolscout::mcp::gateway::Pool;
@@ -119,7 +120,7 @@ async fn listen(
     }
     // Tests and scripts read this line to learn the port when binding to port 0.
     println!("listening on http://{local}");
-    let sessions = state.clone();
+    let draining = state.clone();
     // No Nagle: an event stream's frames are small writes in a row, and Nagle's wait for an
     // ACK the client delays cost every MCP call over HTTP 40 ms.
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -130,12 +131,35 @@ async fn listen(
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
-            sessions.end_mcp_sessions();
+            draining.begin_drain();
+            draining.end_mcp_sessions();
+            tokio::spawn(cut_short());
         })
         .await
         .map_err(|e| Error::Internal(format!("the server stopped: {e}")))?;
+    // The runtime ends with this function's caller: its tasks, the last holders of the
+    // service, drop the language servers and upstream sessions, whose processes go with
+    // their handles.
     tracing::info!("shut down cleanly");
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long in-flight requests may take to finish after SIGTERM before the process exits
+/// anyway: a tool call's longest timeout, with some slack.
+const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+
+/// After the first signal: a second one, or [`DRAIN_LIMIT`], ends the process at once, with
+/// status 1 (the drain was cut short).
+async fn cut_short() {
+    tokio::select! {
+        () = shutdown_signal() => {
+            tracing::warn!("second shutdown signal: exiting without waiting for in-flight requests");
+        }
+        () = tokio::time::sleep(DRAIN_LIMIT) => {
+            tracing::error!(limit_secs = DRAIN_LIMIT.as_secs(), "in-flight requests did not finish in time; exiting");
+        }
+    }
+    std::process::exit(1);
 }
 
 /// Reloads the catalog on each SIGHUP, as daemons do; a failed reload is logged and the

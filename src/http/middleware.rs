@@ -76,6 +76,19 @@ pub(crate) async fn request_id(
 }
 
 /// With a configured token, every route but `/health` needs `Authorization: Bearer <token>`.
+/// Refuses requests that arrive while the server drains (after SIGTERM), so a client on an
+/// open connection learns at once to go elsewhere instead of waiting on a closing server.
+pub(crate) async fn drain(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if !state.is_draining() {
+        return next.run(req).await;
+    }
+    let mut response = ApiError::new("shutdown", HttpError::ShuttingDown).into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
 pub(crate) async fn auth(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let Some(token) = state.service.config().auth_token.as_deref() else {
         return next.run(req).await;

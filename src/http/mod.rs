@@ -40,6 +40,8 @@ pub struct AppState {
     openapi: Arc<std::sync::Mutex<Option<(String, axum::body::Bytes)>>>,
     /// MCP's streamable HTTP endpoint, mounted at `/mcp`.
     mcp: crate::mcp::HttpMount,
+    /// Set on SIGTERM: new requests get 503 `SHUTTING_DOWN` while in-flight ones finish.
+    draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AppState {
@@ -59,12 +61,23 @@ impl AppState {
             service,
             logs,
             openapi: Arc::default(),
+            draining: Arc::default(),
         }
     }
 
     /// Ends every MCP session (open event streams would hold a graceful shutdown forever).
     pub fn end_mcp_sessions(&self) {
         self.mcp.shutdown.cancel();
+    }
+
+    /// From now on, new requests are refused with 503 `SHUTTING_DOWN` (in-flight ones finish).
+    pub fn begin_drain(&self) {
+        self.draining
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Where request logs go, if file logging is on.
@@ -141,6 +154,10 @@ pub fn app(state: AppState) -> Router {
         // instead of a dropped connection.
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             envelope::panic_response,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::drain,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

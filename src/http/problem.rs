@@ -19,6 +19,9 @@ error_codes! { HttpCode {
     Unauthorized => "UNAUTHORIZED", 401, PermissionError, [
         "Send `Authorization: Bearer <token>` with the configured token",
     ];
+    ShuttingDown => "SHUTTING_DOWN", 503, ServiceUnavailable, [
+        "Retry after the Retry-After seconds, once the server is back, or on another instance",
+    ];
 }}
 
 /// An HTTP-only condition with its details.
@@ -38,6 +41,8 @@ pub enum HttpError {
     UnsupportedMediaType { found: String },
     #[error("missing or invalid bearer token")]
     Unauthorized,
+    #[error("the server is shutting down and takes no new requests")]
+    ShuttingDown,
 }
 
 impl HttpError {
@@ -48,6 +53,7 @@ impl HttpError {
             HttpError::PayloadTooLarge { .. } => HttpCode::PayloadTooLarge,
             HttpError::UnsupportedMediaType { .. } => HttpCode::UnsupportedMediaType,
             HttpError::Unauthorized => HttpCode::Unauthorized,
+            HttpError::ShuttingDown => HttpCode::ShuttingDown,
         }
     }
 
@@ -64,7 +70,7 @@ impl HttpError {
             }
             HttpError::PayloadTooLarge { limit } => json!({ "limit_bytes": limit }),
             HttpError::UnsupportedMediaType { found } => json!({ "content_type": found }),
-            HttpError::Unauthorized => json!({}),
+            HttpError::Unauthorized | HttpError::ShuttingDown => json!({}),
         }
     }
 

@@ -18,6 +18,11 @@ use tower::ServiceExt;
 
 /// The whole router over the shipped catalog, without the model, logs or vector cache.
 fn router(max_body_bytes: usize) -> axum::Router {
+    app(state(max_body_bytes))
+}
+
+/// The state [`router`] serves.
+fn state(max_body_bytes: usize) -> AppState {
     let flags = Overrides {
         catalog_dir: Some(shipped_catalog()),
         log_dir: Some(PathBuf::new()),
@@ -35,7 +40,7 @@ fn router(max_body_bytes: usize) -> axum::Router {
         Err("in-process test".into()),
         load,
     );
-    app(AppState::new(service.unwrap()))
+    AppState::new(service.unwrap())
 }
 
 async fn send(
@@ -101,4 +106,36 @@ async fn routes_answer_and_refuse_in_process() {
 
     let (status, body) = send(r, Method::GET, "/tools/info/localSerchCode", "", json).await;
     assert_eq!((status, code(&body)), (404, "TOOL_NOT_FOUND"), "{body}");
+}
+
+#[tokio::test]
+async fn a_draining_server_refuses_new_requests_with_503_and_retry_after() {
+    let state = state(4096);
+    let r = app(state.clone());
+    let (status, _) = send(r.clone(), Method::GET, "/health", "", "application/json").await;
+    assert_eq!(status, 200);
+    state.begin_drain();
+    for (method, path) in [(Method::GET, "/health"), (Method::POST, "/search")] {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", "application/json")
+            .body(Body::from(r#"{"query": "x"}"#))
+            .unwrap();
+        let response = r.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status().as_u16(), 503);
+        assert_eq!(response.headers()["retry-after"], "5");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(code(&body), "SHUTTING_DOWN", "{body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("shutting down"),
+            "{body}"
+        );
+    }
 }

@@ -101,12 +101,17 @@ impl Server {
     }
 
     /// Sends SIGTERM and waits for the exit status.
-    pub fn terminate(mut self) -> (std::process::ExitStatus, Vec<String>) {
+    pub fn terminate(self) -> (std::process::ExitStatus, Vec<String>) {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
             .expect("run kill");
         assert!(status.success());
+        self.terminate_wait()
+    }
+
+    /// Waits (up to 30 s) for the server, signalled already, to exit: its status and stderr.
+    pub fn terminate_wait(mut self) -> (std::process::ExitStatus, Vec<String>) {
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
