@@ -26,6 +26,7 @@ mod http_inputs;
 mod http_ops;
 mod http_routes;
 mod in_process;
+mod log_faults;
 mod mcp;
 mod mcp_cancel;
 mod mcp_conformance;
