@@ -131,7 +131,7 @@ impl OnnxEmbedder {
             .map_err(|e| unavailable("cannot configure the session's graph optimizers", e))?
             .commit_from_file(&model_path)
             .map_err(|e| {
-                unavailable(
+                damaged(
                     format_args!("cannot load the model {}", model_path.display()),
                     e,
                 )
@@ -267,7 +267,7 @@ fn check_files(models_dir: &Path) -> Result<(), Error> {
 /// chunk to its own longest.
 fn load_tokenizer(path: &Path) -> Result<Tokenizer, Error> {
     let mut tokenizer = Tokenizer::from_file(path).map_err(|e| {
-        unavailable(
+        damaged(
             format_args!("cannot read the tokenizer {}", path.display()),
             e,
         )
@@ -328,6 +328,16 @@ fn tensor(array: &Array2<i64>) -> Result<TensorRef<'_, i64>, Error> {
 fn unavailable(what: impl Display, cause: impl Display) -> Error {
     Error::ModelUnavailable {
         reason: format!("{what}: {cause}"),
+    }
+}
+
+/// [`unavailable`] for a model file that is there but cannot be read as one (cut short by an
+/// interrupted download, overwritten): says how to get it back.
+fn damaged(what: impl Display, cause: impl Display) -> Error {
+    Error::ModelUnavailable {
+        reason: format!(
+            "{what}: {cause}; `make models` (scripts/fetch-models) fetches the model files again, checked against their sha256"
+        ),
     }
 }
 

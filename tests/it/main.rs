@@ -35,6 +35,7 @@ mod mcp_process;
 mod mcp_python;
 mod mcp_reload;
 mod mcp_tokens;
+mod model_faults;
 mod recommend;
 mod reload;
 mod runnable;
