@@ -206,7 +206,18 @@ impl Circuits {
     }
 }
 
-/// Runs `attempt` under the policy's retries, all within its timeout.
+/// Whether the upstream asked to be left alone (its `retryAfter`, in seconds) for longer than
+/// the retry would wait: retrying sooner only spends the caller's quota (GitHub counts it),
+/// so the error goes back with the wait it asked for.
+fn asks_longer(e: &QueryError, delay: Duration) -> bool {
+    e.details
+        .get("retryAfter")
+        .and_then(Value::as_u64)
+        .is_some_and(|secs| Duration::from_secs(secs) > delay)
+}
+
+/// Runs `attempt` under the policy's retries, all within its timeout. A transient failure is
+/// tried again after the policy's delay, unless the upstream asked for a longer wait.
 pub async fn run<F, Fut>(policy: Policy, tool: &str, mut attempt: F) -> Result<Outcome, QueryError>
 where
     F: FnMut() -> Fut,
@@ -217,7 +228,11 @@ where
         loop {
             tries += 1;
             match attempt().await {
-                Err(e) if e.failure.is_transient() && tries < policy.attempts => {
+                Err(e)
+                    if e.failure.is_transient()
+                        && tries < policy.attempts
+                        && !asks_longer(&e, policy.delay(tries)) =>
+                {
                     tokio::time::sleep(policy.delay(tries)).await;
                 }
                 Err(mut e) => {
@@ -292,6 +307,31 @@ mod tests {
         .await;
         assert_eq!(r.unwrap_err().code, ToolErrorCode::ValidationFailed);
         assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_failure_asking_for_a_longer_wait_is_not_retried_sooner() {
+        for (asked, expected_calls) in [(60u64, 1u32), (0, 3)] {
+            let calls = AtomicU32::new(0);
+            let r = run(quick(3, 1000), "t", || async {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Err::<Outcome, _>(
+                    QueryError::new(
+                        Failure::Upstream { transient: true },
+                        ToolErrorCode::RateLimited,
+                        "rate limit",
+                    )
+                    .detail("retryAfter", asked),
+                )
+            })
+            .await;
+            assert_eq!(r.unwrap_err().details["retryAfter"], json!(asked));
+            assert_eq!(
+                calls.load(Ordering::SeqCst),
+                expected_calls,
+                "asked {asked}"
+            );
+        }
     }
 
     #[tokio::test]

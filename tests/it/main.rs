@@ -20,6 +20,7 @@ mod gateway_everything;
 mod gateway_faults;
 mod gateway_http;
 mod gateway_mcp;
+mod github_faults;
 mod hostile_inputs;
 mod http_api;
 mod http_inputs;
