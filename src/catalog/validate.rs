@@ -214,6 +214,40 @@ fn check_documents<'a>(
     });
 }
 
+/// Where the file sits against its category: at `<category>/<tool_id>.json`, or at the top of
+/// the catalog for an entry that gives none (its category is inferred at load).
+fn check_placement(source: Origin<'_>, value: &Value, out: &mut Validation) {
+    let category = value.get("category").and_then(Value::as_str);
+    let (pointer, severity, code, msg) = match (source.dir_category, category) {
+        (Some(dir), Some(cat)) if dir != cat => (
+            "/category",
+            Severity::Error,
+            "category_dir_mismatch",
+            format!("expected category to equal the directory name \"{dir}\", found \"{cat}\""),
+        ),
+        (Some(dir), None) => (
+            "/category",
+            Severity::Error,
+            "category_dir_mismatch",
+            format!("expected category \"{dir}\" (the directory the file is in), found none; an entry without a category sits at the top of the catalog"),
+        ),
+        (None, Some(_)) if source.stem.is_some() => (
+            "",
+            Severity::Error,
+            "misplaced_file",
+            format!("expected the file at <category>/<tool_id>.json inside the catalog, found it at {}", source.label),
+        ),
+        (None, None) if source.stem.is_some() && value.is_object() => (
+            "/category",
+            Severity::Warning,
+            "category_inferred",
+            "expected category (the tool's primary category), found it missing: the tool is placed at load in the nearest of the catalog's categories".to_string(),
+        ),
+        _ => return,
+    };
+    out.push(source.label, pointer, severity, code, msg);
+}
+
 /// Decodes one file into a JSON value, or reports why it cannot be read as one.
 fn decode(source: &Source, out: &mut Validation) -> Option<Value> {
     let file = source.label.as_str();
@@ -275,55 +309,7 @@ fn check_value(source: Origin<'_>, value: &Value, out: &mut Validation) -> Optio
             );
         }
     }
-    if let (Some(dir), Some(cat)) = (
-        source.dir_category,
-        value.get("category").and_then(Value::as_str),
-    ) {
-        if dir != cat {
-            let msg =
-                format!("expected category to equal the directory name \"{dir}\", found \"{cat}\"");
-            out.push(
-                file,
-                "/category",
-                Severity::Error,
-                "category_dir_mismatch",
-                msg,
-            );
-        }
-    }
-    let category = value.get("category").and_then(Value::as_str);
-    if let (Some(dir), None) = (source.dir_category, category) {
-        let msg = format!(
-            "expected category \"{dir}\" (the directory the file is in), found none; an entry without a category sits at the top of the catalog"
-        );
-        out.push(
-            file,
-            "/category",
-            Severity::Error,
-            "category_dir_mismatch",
-            msg,
-        );
-    }
-    if source.stem.is_some()
-        && source.dir_category.is_none()
-        && category.is_none()
-        && value.is_object()
-    {
-        let msg = "expected category (the tool's primary category), found it missing: the tool is placed at load in the nearest of the catalog's categories".to_string();
-        out.push(
-            file,
-            "/category",
-            Severity::Warning,
-            "category_inferred",
-            msg,
-        );
-    }
-    if source.stem.is_some() && source.dir_category.is_none() && category.is_some() {
-        let msg = format!(
-            "expected the file at <category>/<tool_id>.json inside the catalog, found it at {file}"
-        );
-        out.push(file, "", Severity::Error, "misplaced_file", msg);
-    }
+    check_placement(source, value, out);
     if value.is_object() {
         super::checks::check_recommended(file, value, out);
     }

@@ -139,9 +139,9 @@ impl Semantic {
             return Ok(None);
         }
         let e = embed(&fresh, embedder.as_ref(), cache)?;
-        if let Some(cache) = cache {
-            // The cache keeps what the catalog uses when it saves; unchanged tools were not
-            // looked up, so name their texts.
+        if let Some(cache) = cache.filter(|_| !fresh.is_empty()) {
+            // The cache keeps what the catalog uses when it saves (only after embedding
+            // something new); unchanged tools were not looked up, so name their texts.
             cache.keep(
                 docs.iter()
                     .flat_map(|d| d.passages.iter().map(|p| p.text.as_str())),

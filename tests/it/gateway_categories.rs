@@ -6,6 +6,18 @@ use crate::common::{files_under, shipped_catalog};
 use crate::server::Server;
 use serde_json::json;
 
+/// `toolscout catalog validate <catalog>`: its exit code and all it printed.
+fn validate(catalog: &std::path::Path) -> (Option<i32>, String) {
+    let out = crate::common::toolscout()
+        .args(["catalog", "validate"])
+        .arg(catalog)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
 #[tokio::test]
 async fn an_entry_without_a_category_is_placed_in_the_nearest_by_meaning() {
     let dir = tempfile::tempdir().unwrap();
@@ -26,14 +38,8 @@ async fn an_entry_without_a_category_is_placed_in_the_nearest_by_meaning() {
     let misplaced =
         json!({"tool_id": "x_tool", "name": "x-tool", "description": entry["description"]});
 
-    let out = crate::common::toolscout()
-        .args(["catalog", "validate"])
-        .arg(&catalog)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
+    let (code, text) = validate(&catalog);
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("category_inferred"), "{text}");
 
     let server = Server::start(&catalog, &[]);
@@ -62,14 +68,8 @@ async fn an_entry_without_a_category_is_placed_in_the_nearest_by_meaning() {
         misplaced.to_string(),
     )
     .unwrap();
-    let out = crate::common::toolscout()
-        .args(["catalog", "validate"])
-        .arg(&catalog)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    let (code, text) = validate(&catalog);
+    assert_eq!(code, Some(1), "{text}");
     assert!(
         text.contains("expected category \"documents\" (the directory the file is in), found none"),
         "{text}"
