@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 mod catalog_sources;
 mod exec;
 mod layers;
+mod limits;
 mod mcp_endpoint;
 mod search;
 pub use catalog_sources::{CatalogSource, SourceKind, DEFAULT_SOURCE_TIMEOUT};
 pub use exec::ExecConfig;
+pub use limits::LimitsConfig;
 pub use mcp_endpoint::{http_endpoint, HttpHeader, McpEndpoint};
 pub use search::{SearchConfig, SearchMode};
 
@@ -53,6 +55,8 @@ pub struct Config {
     pub cors_origins: Vec<String>,
     /// Search behaviour (`[search]` in the file): seed 002's `SearchConfiguration`.
     pub search: SearchConfig,
+    /// The `[limits]` table: CPU work at once and the queue before it (see `admission`).
+    pub limits: LimitsConfig,
     /// Tool execution (`[tools]` in the file): sandbox roots, GitHub, registries, LSP.
     pub exec: ExecConfig,
     /// The configuration file that was read, if any.
@@ -94,6 +98,8 @@ struct FileConfig {
     #[serde(default)]
     tools: Option<exec::ToolsFile>,
     #[serde(default)]
+    limits: Option<LimitsConfig>,
+    #[serde(default)]
     sources: Vec<catalog_sources::SourceEntry>,
 }
 
@@ -130,6 +136,8 @@ impl Config {
         let max_body_bytes = checked_max_body(&picked.max_body, &sources["max_body_bytes"])?;
         let search = file.search.unwrap_or_default();
         search.check()?;
+        let limits = file.limits.unwrap_or_default();
+        limits.check()?;
         let exec =
             ExecConfig::from_sources(file.tools.unwrap_or_default(), env, cwd, &mut sources)?;
         let search_source = if search == SearchConfig::default() {
@@ -138,6 +146,12 @@ impl Config {
             "file"
         };
         sources.insert("search", search_source.into());
+        let limits_source = if limits == LimitsConfig::default() {
+            "default"
+        } else {
+            "file"
+        };
+        sources.insert("limits", limits_source.into());
         // Relative source paths are the configuration file's, as its author sees them.
         let base = config_file
             .as_deref()
@@ -151,6 +165,7 @@ impl Config {
         Ok(Config {
             catalog_sources,
             search,
+            limits,
             exec,
             addr,
             catalog_dir: picked.catalog_dir,
@@ -189,6 +204,9 @@ impl Config {
         out.push_str(&line("allowed_paths", format!("[{}]", allowed.join(", "))));
         out.push_str(&line("github_api_url", q(&e.github_api_url)));
         out.push_str(&line("output_chars", e.output_chars.to_string()));
+        if let Some(t) = e.timeout {
+            out.push_str(&line("timeout_ms", t.as_millis().to_string()));
+        }
         for (key, value) in [("npm_registry", &e.npm_registry), ("pypi_url", &e.pypi_url)] {
             out.push_str(&match value {
                 Some(url) => line(key, q(url)),
@@ -244,6 +262,15 @@ impl Config {
                 out.push_str(&format!("{k} = {v}\n"));
             }
         }
+        let l = self.limits.limits();
+        out.push_str(&format!(
+            "\n[limits]  # {}\nworkers = {}\nqueue = {}\nmax_wait_ms = {}\noverload_wait_ms = {}\n",
+            self.sources.get("limits").map_or("default", |s| s),
+            l.workers,
+            l.queue,
+            l.max_wait.as_millis(),
+            l.overload_wait.as_millis()
+        ));
         out.push_str(&self.sources_toml(&q));
         out
     }

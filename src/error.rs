@@ -64,8 +64,38 @@ pub enum Error {
     },
     #[error("the catalog was not reloaded: {reason}")]
     ReloadFailed { reason: String },
+    #[error("too busy: all {workers} {work} workers are busy and {waiting} request(s) wait; retry after {retry_after} s")]
+    Overloaded {
+        work: &'static str,
+        workers: usize,
+        waiting: usize,
+        /// Seconds, as sent in `Retry-After`.
+        retry_after: u64,
+    },
     #[error("internal error")]
     Internal(String),
+}
+
+/// Seconds an overloaded server asks a client to wait: a queue drains in well under one.
+const OVERLOAD_RETRY_AFTER: u64 = 1;
+
+impl From<crate::admission::Refused> for Error {
+    fn from(refused: crate::admission::Refused) -> Error {
+        match refused {
+            crate::admission::Refused::Overloaded {
+                work,
+                workers,
+                waiting,
+                ..
+            } => Error::Overloaded {
+                work,
+                workers,
+                waiting,
+                retry_after: OVERLOAD_RETRY_AFTER,
+            },
+            crate::admission::Refused::Died(why) => Error::Internal(format!("work failed: {why}")),
+        }
+    }
 }
 
 /// An error and its causes, in one line: "error sending request" alone does not say that the
@@ -207,6 +237,10 @@ error_codes! { Code {
         "The last good catalog keeps serving",
         "Run `toolscout catalog validate` on the catalog directory and fix what it reports",
     ];
+    Overloaded => "OVERLOADED", 503, ServiceUnavailable, [
+        "Retry after the Retry-After seconds, with backoff",
+        "Raise workers or queue in the [limits] table of the configuration if the machine has room",
+    ];
     InternalError => "INTERNAL_ERROR", 500, SystemError, [
         "Retry; if it persists, report it with the request id",
     ];
@@ -227,6 +261,7 @@ impl Error {
             Error::EmbeddingFailed { .. } => Code::EmbeddingFailed,
             Error::Upstream { .. } => Code::UpstreamFailed,
             Error::ReloadFailed { .. } => Code::ReloadFailed,
+            Error::Overloaded { .. } => Code::Overloaded,
             Error::Internal(_) => Code::InternalError,
         }
     }
@@ -301,7 +336,24 @@ impl Error {
             } => {
                 json!({ "name": name, "suggestions": suggestions, "available_prompts": available })
             }
+            Error::Overloaded {
+                work,
+                workers,
+                waiting,
+                retry_after,
+            } => json!({
+                "work": work, "workers": workers, "waiting": waiting,
+                "retry_after_seconds": retry_after,
+            }),
             _ => json!({}),
+        }
+    }
+
+    /// Seconds a client should wait before it tries again, for `Retry-After`.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Error::Overloaded { retry_after, .. } => Some(*retry_after),
+            _ => None,
         }
     }
 
@@ -352,147 +404,4 @@ pub trait ErrorCode: Copy {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn every_error() -> Vec<Error> {
-        vec![
-            Error::Validation {
-                what: "x".into(),
-                violations: vec![],
-            },
-            Error::ToolNotFound {
-                id: "x".into(),
-                suggestions: vec![],
-            },
-            Error::ToolNotRunnable {
-                name: "x".into(),
-                suggestions: vec![],
-                runnable: vec![],
-            },
-            Error::PromptNotFound {
-                name: "x".into(),
-                suggestions: vec![],
-                available: vec![],
-            },
-            Error::CatalogInvalid {
-                dir: "c".into(),
-                errors: 1,
-                files: 1,
-            },
-            Error::Io {
-                path: "p".into(),
-                source: std::io::Error::other("x"),
-            },
-            Error::Config("x".into()),
-            Error::ModelUnavailable { reason: "x".into() },
-            Error::EmbeddingFailed { reason: "x".into() },
-            Error::Upstream {
-                source_name: "s".into(),
-                message: "x".into(),
-            },
-            Error::ReloadFailed { reason: "x".into() },
-            Error::Internal("x".into()),
-        ]
-    }
-
-    #[test]
-    fn every_code_has_a_variant_and_a_row_in_the_readme() {
-        let used: Vec<Code> = every_error().iter().map(Error::code_of).collect();
-        let readme = include_str!("../README.md");
-        for code in Code::ALL {
-            assert!(used.contains(code), "{code:?} has no Error variant");
-            assert!(
-                readme.contains(&format!("`{}`", code.as_str())),
-                "{} is not in the README's error table",
-                code.as_str()
-            );
-        }
-    }
-
-    #[test]
-    fn codes_are_unique() {
-        let all = every_error();
-        let mut codes: Vec<_> = all.iter().map(Error::code).collect();
-        codes.sort();
-        codes.dedup();
-        assert_eq!(codes.len(), all.len());
-        for e in &all {
-            assert!(
-                !e.recovery_suggestions().is_empty(),
-                "{} has no suggestion",
-                e.code()
-            );
-        }
-    }
-
-    #[test]
-    fn every_detail_fits_the_published_error_schema() {
-        let schema: Value = serde_json::from_str(include_str!("../schemas/error.json")).unwrap();
-        let schema = crate::schema::Schema::compile(&schema).unwrap();
-        let documented = schema_codes();
-        for e in every_error() {
-            assert!(
-                documented.iter().any(|c| c == e.code()),
-                "{} is not in schemas/error.json",
-                e.code()
-            );
-            let body = json!({ "success": false, "error": e.detail("test", Some("r1")) });
-            assert_eq!(schema.violations(&body), vec![], "{}", e.code());
-        }
-        // The HTTP layer's own codes (routes, methods, sizes, auth) complete the list.
-        let http: Vec<&str> = crate::http::HttpCode::ALL
-            .iter()
-            .map(|c| c.as_str())
-            .collect();
-        for code in &http {
-            assert!(
-                documented.iter().any(|c| c == code),
-                "{code} is not in schemas/error.json"
-            );
-            let readme = include_str!("../README.md");
-            assert!(
-                readme.contains(&format!("`{code}`")),
-                "{code} is not in the README"
-            );
-        }
-        assert_eq!(
-            documented.len(),
-            every_error().len() + http.len(),
-            "schemas/error.json lists unknown codes"
-        );
-    }
-
-    fn schema_codes() -> Vec<String> {
-        let schema: Value = serde_json::from_str(include_str!("../schemas/error.json")).unwrap();
-        schema["$defs"]["ErrorDetail"]["properties"]["error_code"]["enum"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect()
-    }
-
-    #[test]
-    fn not_found_names_suggestions() {
-        let e = Error::ToolNotFound {
-            id: "ripgrp".into(),
-            suggestions: vec!["ripgrep".into()],
-        };
-        assert_eq!(
-            e.to_string(),
-            "no tool with id 'ripgrp'; did you mean ripgrep?"
-        );
-        assert_eq!(e.status(), 404);
-        let d = e.detail("catalog.get", Some("r1"));
-        assert_eq!(d["error_code"], "TOOL_NOT_FOUND");
-        assert_eq!(d["error_type"], "not_found_error");
-        assert_eq!(d["context"]["request_id"], "r1");
-    }
-
-    #[test]
-    fn internal_causes_are_not_shown() {
-        let e = Error::Internal("secret path /x/y".into());
-        assert!(!e.public_message().contains("/x/y"));
-    }
-}
+mod tests;

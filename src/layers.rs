@@ -7,7 +7,7 @@
 /// The layers, lowest first. A module may use modules of lower layers only.
 pub(crate) const LAYERS: &[&[&str]] = &[
     // Core: no dependencies inside the crate but each other, bottom up.
-    &["time", "builtin"],
+    &["time", "builtin", "admission"],
     &["error"],
     &["schema", "config"],
     // Tool metadata.

@@ -6,7 +6,8 @@
 //! Dependencies point one way, down these layers (`src/layers.rs` holds the table and a test
 //! that fails on any import pointing up or sideways):
 //!
-//! 1. core: [`time`], [`builtin`] (the table of tools toolscout runs), [`error`] (one `Error`
+//! 1. core: [`time`], [`builtin`] (the table of tools toolscout runs), [`admission`] (the
+//!    bounded gate in front of CPU work), [`error`] (one `Error`
 //!    enum with stable codes, HTTP statuses and recovery suggestions), [`schema`] (JSON Schema
 //!    validation with "expected X, found Y" violations), [`config`] (the effective
 //!    configuration; the only reader of environment variables);
@@ -25,6 +26,7 @@
 //!    [`http`] (axum; `http::app()` is the whole server) and the CLI (the binary crate,
 //!    `src/main.rs`).
 
+pub mod admission;
 pub mod analysis;
 pub mod builtin;
 pub mod catalog;

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The public GitHub REST API; GitHub Enterprise users set `github_api_url`.
 pub const DEFAULT_GITHUB_API_URL: &str = "https://api.github.com";
@@ -24,6 +25,8 @@ pub(crate) struct ToolsFile {
     npm_registry: Option<String>,
     pypi_url: Option<String>,
     output_chars: Option<usize>,
+    /// Time limit of one query of any tool, in milliseconds, in place of each family's own.
+    timeout_ms: Option<u64>,
     /// Language server commands by language key (`typescript`, `python`, `rust`, ...), each
     /// an argv list; they replace the built-in registry's command for that language.
     lsp_servers: Option<BTreeMap<String, Vec<String>>>,
@@ -46,6 +49,9 @@ pub struct ExecConfig {
     pub pypi_url: Option<String>,
     /// Output budget per query, in characters, before pagination.
     pub output_chars: usize,
+    /// Time limit of one query (retries included), in place of each family's own (GitHub
+    /// 60 s, the others 30 s); `None` keeps those.
+    pub timeout: Option<Duration>,
     /// Language server overrides by language key.
     pub lsp_servers: BTreeMap<String, Vec<String>>,
     /// The home directory, for `~` in tool paths (`HOME`).
@@ -68,6 +74,7 @@ impl std::fmt::Debug for ExecConfig {
             .field("npm_registry", &self.npm_registry)
             .field("pypi_url", &self.pypi_url)
             .field("output_chars", &self.output_chars)
+            .field("timeout", &self.timeout)
             .field("lsp_servers", &self.lsp_servers)
             .field("home", &self.home)
             .field("search_path", &self.search_path)
@@ -87,6 +94,7 @@ impl ExecConfig {
             npm_registry: None,
             pypi_url: None,
             output_chars: DEFAULT_OUTPUT_CHARS,
+            timeout: None,
             lsp_servers: BTreeMap::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
             search_path: std::env::var_os("PATH")
@@ -119,6 +127,7 @@ impl ExecConfig {
             .or_else(|| at.var("GITHUB_TOKEN"));
         let output_chars = at.output_chars(file.output_chars)?;
         let lsp_servers = checked_lsp_servers(file.lsp_servers.unwrap_or_default())?;
+        let timeout = checked_timeout(file.timeout_ms)?;
         let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let search_path = env
             .get("PATH")
@@ -134,8 +143,22 @@ impl ExecConfig {
             npm_registry,
             pypi_url,
             output_chars,
+            timeout,
             lsp_servers,
         })
+    }
+}
+
+/// Longest `timeout_ms`: ten minutes; a query that needs longer is better narrowed.
+const MAX_TIMEOUT_MS: u64 = 600_000;
+
+fn checked_timeout(ms: Option<u64>) -> Result<Option<Duration>> {
+    match ms {
+        None => Ok(None),
+        Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Some(Duration::from_millis(ms))),
+        Some(ms) => Err(Error::Config(format!(
+            "[tools] timeout_ms: expected 1 to {MAX_TIMEOUT_MS} milliseconds, found {ms}"
+        ))),
     }
 }
 

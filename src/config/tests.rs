@@ -148,3 +148,29 @@ fn search_mode_is_typed_and_a_bad_one_is_refused_with_location() {
     assert!(msg.contains("unknown variant `fuzzy`"), "{msg}");
     assert!(msg.contains("`hybrid`") && msg.contains("line 2"), "{msg}");
 }
+
+#[test]
+fn limits_and_the_tool_time_limit_are_read_checked_and_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("toolscout.toml");
+    let load = |text: &str| {
+        std::fs::write(&file, text).unwrap();
+        Config::from_sources(&Overrides::default(), &env(&[]), dir.path())
+    };
+    let c = load("[limits]\nworkers = 3\nqueue = 9\n[tools]\ntimeout_ms = 1500\n").unwrap();
+    assert_eq!((c.limits.limits().workers, c.limits.limits().queue), (3, 9));
+    assert_eq!(c.exec.timeout, Some(std::time::Duration::from_millis(1500)));
+    let shown = c.to_toml();
+    assert!(
+        shown.contains("[limits]  # file\nworkers = 3\nqueue = 9\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("timeout_ms = 1500"), "{shown}");
+    let msg = load("[tools]\ntimeout_ms = 0\n").unwrap_err().to_string();
+    assert!(
+        msg.contains("expected 1 to 600000 milliseconds, found 0"),
+        "{msg}"
+    );
+    let msg = load("[limits]\nworkerz = 1\n").unwrap_err().to_string();
+    assert!(msg.contains("unknown field `workerz`"), "{msg}");
+}

@@ -8,6 +8,7 @@
 use super::outcome::{Failure, Outcome, QueryError, Status};
 use super::resilience::{self, Circuits, Policy};
 use super::{dispatch, redact, Context, Tool};
+use crate::admission::{GateStats, Limits};
 use crate::catalog::Catalog;
 use crate::config::ExecConfig;
 use crate::error::{Error, Violation};
@@ -54,7 +55,7 @@ pub struct CallResult {
 
 impl Executor {
     /// An executor for the builtin tools that `catalog` binds (`execution.kind: builtin`).
-    pub fn new(config: ExecConfig, catalog: &Catalog) -> Result<Executor, Error> {
+    pub fn new(config: ExecConfig, catalog: &Catalog, limits: Limits) -> Result<Executor, Error> {
         let mut schemas = BTreeMap::new();
         for record in catalog.executable() {
             let Some(tool) = record
@@ -73,7 +74,7 @@ impl Executor {
             schemas.insert(tool, Arc::new(schema));
         }
         Ok(Executor {
-            ctx: Arc::new(Context::new(config)),
+            ctx: Arc::new(Context::with_limits(config, limits)),
             circuits: Arc::new(Circuits::default()),
             schemas,
             upstream: None,
@@ -100,6 +101,11 @@ impl Executor {
     }
 
     /// `/health`'s circuits: those used so far.
+    /// The local tools' gate: workers busy, requests waiting, refused so far.
+    pub fn gate_stats(&self) -> GateStats {
+        self.ctx.gate.stats()
+    }
+
     pub fn circuits(&self) -> Value {
         self.circuits.snapshot()
     }
@@ -309,10 +315,11 @@ async fn run_one(
 ) -> Result<Outcome, QueryError> {
     let circuit = tool.circuit();
     circuits.admit(circuit, tool.name())?;
-    let result = resilience::run(Policy::for_family(tool.family()), tool.name(), || {
-        dispatch(ctx, tool, query)
-    })
-    .await;
+    let mut policy = Policy::for_family(tool.family());
+    if let Some(limit) = ctx.config.timeout {
+        policy.timeout = limit;
+    }
+    let result = resilience::run(policy, tool.name(), || dispatch(ctx, tool, query)).await;
     circuits.record(
         circuit,
         result
@@ -354,6 +361,16 @@ impl CallResult {
             .iter()
             .find_map(|r| r.failure)
             .map_or(500, Failure::http_status)
+    }
+
+    /// When every query failed and the first failure says when to come back (an overload,
+    /// an open circuit, a rate limit): its `retryAfter`, in seconds, for `Retry-After`.
+    pub fn retry_after(&self) -> Option<u64> {
+        if self.success() {
+            return None;
+        }
+        let failed = self.results.iter().find(|r| r.failure.is_some())?;
+        failed.data.get("retryAfter").and_then(Value::as_u64)
     }
 
     fn counts(&self) -> Value {

@@ -98,6 +98,7 @@ tool_error_codes! {
     InvalidRegistryResponse = "invalidRegistryResponse": "The package registry answered with something that is not what its API promises.",
     SearchUnsupported = "searchUnsupported": "The npm registry has no keyword search.",
     Timeout = "timeout": "The query ran past the tool family's time limit.",
+    Overloaded = "overloaded": "Every worker for local tools is busy and the queue before them is full; retryAfter says when to retry.",
     CircuitOpen = "circuitOpen": "The tool's circuit is open after repeated failures; retryAfter says when it closes.",
     McpServerUnavailable = "mcpServerUnavailable": "The upstream MCP server could not be started or reached, or its session ended; it is restarted with backoff.",
     McpToolError = "mcpToolError": "The upstream MCP tool ran and reported an error (isError); its content says why.",

@@ -30,7 +30,8 @@ pub use outcome::{Failure, Outcome, QueryError, Status, ToolErrorCode};
 pub use resilience::{CircuitSpec, Policy};
 pub use upstream::{Upstream, UpstreamFuture};
 
-use crate::config::ExecConfig;
+use crate::admission::{Gate, Limits};
+use crate::config::{ExecConfig, LimitsConfig};
 use sandbox::Sandbox;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -58,13 +59,20 @@ pub struct Context {
     pub http: reqwest::Client,
     pub lsp: lsp::Servers,
     pub registries: package::Registries,
+    /// In front of the local tools' file-system work (see `admission`).
+    pub gate: Gate,
 }
 
 /// Per-request HTTP timeout; the family policy's timeout bounds the whole query anyway.
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Context {
+    /// A context with the default limits (one local-tool worker per core).
     pub fn new(config: ExecConfig) -> Context {
+        Context::with_limits(config, LimitsConfig::default().limits())
+    }
+
+    pub fn with_limits(config: ExecConfig, limits: Limits) -> Context {
         let http = reqwest::Client::builder()
             .user_agent(concat!("toolscout/", env!("CARGO_PKG_VERSION")))
             .timeout(HTTP_TIMEOUT)
@@ -75,6 +83,7 @@ impl Context {
             sandbox: Sandbox::new(&config),
             lsp: lsp::Servers::new(&config),
             registries: package::Registries::new(&config),
+            gate: Gate::new("tools", limits),
             config,
             http,
         }

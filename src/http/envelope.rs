@@ -60,6 +60,15 @@ impl Problem {
         }
     }
 
+    /// Seconds the client should wait, sent as `Retry-After`: a refusal that passes.
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            Problem::Service(e) => e.retry_after(),
+            Problem::Http(HttpError::ShuttingDown) => Some(5),
+            Problem::Http(_) => None,
+        }
+    }
+
     fn detail(&self, operation: &str, request_id: Option<&str>) -> serde_json::Value {
         match self {
             Problem::Service(e) => e.detail(operation, request_id),
@@ -88,7 +97,10 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status_code = self.problem.status();
-        if status_code >= 500 {
+        let retry_after = self.problem.retry_after();
+        // A refusal that passes (overload, shutdown) is the server working as designed, and
+        // logging each one as an error would cost most under the load it sheds.
+        if status_code >= 500 && retry_after.is_none() {
             // The cause goes to the log; the body carries only the public message.
             tracing::error!(code = self.problem.code(), operation = self.operation, cause = ?self.problem, "request failed");
         }
@@ -108,6 +120,11 @@ impl IntoResponse for ApiError {
                 axum::http::header::WWW_AUTHENTICATE,
                 axum::http::HeaderValue::from_static("Bearer"),
             );
+        }
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
         }
         response.extensions_mut().insert(info);
         response

@@ -82,11 +82,7 @@ pub(crate) async fn drain(State(state): State<AppState>, req: Request, next: Nex
     if !state.is_draining() {
         return next.run(req).await;
     }
-    let mut response = ApiError::new("shutdown", HttpError::ShuttingDown).into_response();
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-    response
+    ApiError::new("shutdown", HttpError::ShuttingDown).into_response()
 }
 
 pub(crate) async fn auth(State(state): State<AppState>, req: Request, next: Next) -> Response {

@@ -254,7 +254,7 @@ fn error_response(status: u16) -> Value {
         405 => "METHOD_NOT_ALLOWED: the route exists with other methods",
         413 => "PAYLOAD_TOO_LARGE: the body exceeds max_body_bytes",
         415 => "UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json",
-        503 => "MODEL_UNAVAILABLE: semantic search was requested without the embedding model",
+        503 => "MODEL_UNAVAILABLE: semantic search was requested without the embedding model; OVERLOADED: every worker is busy and the queue is full (with Retry-After); SHUTTING_DOWN: the server is draining (with Retry-After)",
         _ => "INTERNAL_ERROR and other server-side failures; the cause is logged, not returned",
     };
     json!({ "description": description, "content": { "application/json": {
@@ -301,7 +301,8 @@ fn operations() -> Vec<Op> {
             .ok("RecommendationResponse")
             .concise("RecommendationResponseConcise")
             .body("RecommendationRequest")
-            .markdown(),
+            .markdown()
+            .errors(&[503]),
         op("GET", "/search", "discovery", "The same search from query parameters")
             .ok("SearchResponse")
             .concise("SearchResponseConcise")
@@ -321,7 +322,8 @@ fn operations() -> Vec<Op> {
         op("POST", "/compare", "discovery", "Compare 2 to 10 tools on evidence from the catalog, with a recommendation for the stated context")
             .ok("ComparisonResponse")
             .body("ComparisonRequest")
-            .markdown(),
+            .markdown()
+            .errors(&[503]),
         op("GET", "/catalog/tools", "catalog", "Tools in id order, paged")
             .ok("ToolPage")
             .query("page", "Page number, from 1", json!({ "type": "integer", "minimum": 1 }))
@@ -333,7 +335,8 @@ fn operations() -> Vec<Op> {
         op("POST", "/catalog/validate", "catalog", "Validate tool metadata (one entry or an array) with the CLI's report")
             .ok("ValidationReport")
             .body("CatalogValidateRequest")
-            .query("strict", "Warnings make the report invalid, as with --strict", boolean()),
+            .query("strict", "Warnings make the report invalid, as with --strict", boolean())
+            .errors(&[503]),
         op("GET", "/catalog/status", "catalog", "Catalog version, counts, load time, model status, search modes")
             .ok("CatalogStatus"),
         op("POST", "/catalog/reload", "catalog", "Read every catalog source again and serve the result; what changed")

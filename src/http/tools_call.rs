@@ -1,7 +1,8 @@
 //! `POST /tools/call/{toolName}`: runs one of the 13 research tools through
 //! `Service::call_tool`. A well-formed call answers 200 when any query produced an answer;
 //! when all failed, the results come back with the first failure's status, so a client that
-//! reads only the status still learns what went wrong.
+//! reads only the status still learns what went wrong (and, for a failure that passes, when
+//! to come back: `Retry-After`).
 
 use super::envelope::ApiError;
 use super::json::JsonBody;
@@ -23,5 +24,11 @@ pub(crate) async fn call(
         .map_err(|e| ApiError::new("tools.call", e))?;
     let status =
         StatusCode::from_u16(result.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    Ok((status, Json(result.to_json())).into_response())
+    let mut response = (status, Json(result.to_json())).into_response();
+    if let Some(seconds) = result.retry_after() {
+        response
+            .headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, seconds.into());
+    }
+    Ok(response)
 }

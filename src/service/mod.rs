@@ -15,6 +15,7 @@ pub use reload::{CatalogLoader, LoadFuture, Reloaded};
 pub use rendered::Rendition;
 pub use tools::{ToolPage, ToolSummary, MAX_PER_PAGE};
 
+use crate::admission::{Gate, GateStats};
 use crate::catalog::{Catalog, ToolRecord};
 use crate::config::Config;
 use crate::embed::{Embedder, ModelStatus};
@@ -61,6 +62,9 @@ pub struct Service {
     rendered: rendered::RenderedCache,
     /// How `reload` reads the catalog again, when the binary installed one.
     loader: Option<Arc<dyn CatalogLoader>>,
+    /// In front of every search, recommendation, comparison and validation: at most
+    /// `[limits] workers` run at once, a bounded queue waits, the rest are refused (503).
+    gate: Gate,
     /// Held by the reload in progress.
     reloading: tokio::sync::Mutex<()>,
     /// The serving catalog's version, for those who follow changes (MCP sessions tell their
@@ -89,7 +93,8 @@ impl Service {
 
     /// A service over an engine already built.
     pub fn with_engine(config: Config, engine: Engine, load: LoadReport) -> Result<Service> {
-        let executor = Executor::new(config.exec.clone(), engine.catalog())?;
+        let limits = config.limits.limits();
+        let executor = Executor::new(config.exec.clone(), engine.catalog(), limits)?;
         let search = &config.search;
         let budget = if search.cache_enabled {
             search.cache_max_bytes / 2
@@ -100,6 +105,7 @@ impl Service {
         let version = engine.catalog().version().to_string();
         Ok(Service {
             rendered,
+            gate: Gate::new("search", limits),
             models: ModelStatus::inspect(&config.models_dir),
             config,
             engine: RwLock::new(Arc::new(engine)),
@@ -133,6 +139,22 @@ impl Service {
         &self.executor
     }
 
+    /// The search gate's and the local tools' gate's counts, for `/health`.
+    pub fn gates(&self) -> [(&'static str, GateStats); 2] {
+        [
+            ("search", self.gate.stats()),
+            ("tools", self.executor.gate_stats()),
+        ]
+    }
+
+    /// Runs ranking work behind the search gate: refused with `OVERLOADED` beyond it.
+    async fn gated<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.gate.run(work).await?
+    }
+
     pub fn models(&self) -> &ModelStatus {
         &self.models
     }
@@ -151,7 +173,7 @@ impl Service {
         let req = Valid::<SearchRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine();
-        let response = off_runtime("search", move || engine.search_counted(&req)).await?;
+        let response = self.gated(move || engine.search_counted(&req)).await?;
         Ok(Answer {
             response,
             presentation,
@@ -163,7 +185,7 @@ impl Service {
         let req = Valid::<RecommendationRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine();
-        let response = off_runtime("recommend", move || engine.recommend(&req)).await?;
+        let response = self.gated(move || engine.recommend(&req)).await?;
         Ok(Answer {
             response,
             presentation,
@@ -178,7 +200,7 @@ impl Service {
         let req = Valid::<ComparisonRequest>::parse(body, &self.catalog())?;
         let presentation = compare_response_format(body)?;
         let engine = self.engine();
-        let response = off_runtime("compare", move || engine.compare(&req)).await?;
+        let response = self.gated(move || engine.compare(&req)).await?;
         Ok(Answer {
             response,
             presentation,

@@ -46,6 +46,8 @@ impl Service {
             "tools": { "runnable": self.executor().tools().len() },
             // octocode's key: every circuit used so far, with its state and failure count.
             "circuits": self.executor().circuits(),
+            // The CPU gates: workers busy, requests waiting, admitted and refused (503) so far.
+            "gates": self.gates().iter().map(|(name, stats)| (name.to_string(), json!(stats))).collect::<serde_json::Map<_, _>>(),
         });
         // Sessions with upstream MCP servers (`mcp` sources), when there are any.
         if let Some(upstreams) = self.executor().upstream_status() {

@@ -139,7 +139,7 @@ impl Service {
         };
         let catalog = self.catalog().clone();
         // Each item compiles its own input schema: CPU work, kept off the async runtime.
-        super::off_runtime("validation", move || {
+        self.gated(move || {
             let known: BTreeSet<&str> =
                 catalog.tools().iter().map(|t| t.tool_id.as_str()).collect();
             Ok(render_json(&validate_values(&items, &known), strict))

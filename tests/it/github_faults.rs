@@ -1,6 +1,6 @@
 //! GitHub failing under the real server: a loopback stand-in that speaks HTTP/1.1 answers each
-//! request as the test sets it (500, 429 with `Retry-After`, a body cut short) and counts the
-//! requests. Server errors are retried (a GET is safe to repeat), a rate limit is not retried
+//! request as the test sets it (500, 429 with `Retry-After`, a body cut short, or no answer at
+//! all) and counts the requests. Server errors are retried (a GET is safe to repeat), a rate limit is not retried
 //! before its `Retry-After`, a cut body is a clear error, and after the circuit's threshold the
 //! circuit opens (`/health` says so) and calls are refused without reaching GitHub.
 
@@ -39,6 +39,10 @@ async fn stand_in() -> (Arc<Stand>, String) {
                 }
                 shared.requests.fetch_add(1, Ordering::SeqCst);
                 let answer = shared.answer.lock().unwrap().clone();
+                if answer.is_empty() {
+                    // No answer set: hang, holding the connection open.
+                    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                }
                 let _ = socket.write_all(answer.as_bytes()).await;
                 let _ = socket.shutdown().await;
             });
@@ -152,4 +156,55 @@ async fn a_github_body_cut_short_is_a_clear_error() {
     assert_eq!(error(&cut)["errorCode"], "networkError", "{}", cut.body);
     let message = error(&cut)["error"].as_str().unwrap_or_default();
     assert!(message.contains("end of file"), "{}", cut.body);
+}
+
+#[tokio::test]
+async fn a_github_that_hangs_is_cut_at_the_time_limit_and_opens_the_circuit() {
+    let (stand, base) = stand_in().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("toolscout.toml");
+    std::fs::write(&config, "[tools]\ntimeout_ms = 1500\n").unwrap();
+    let server = Server::start_env(
+        &shipped_catalog(),
+        &[
+            "--models",
+            "/nonexistent-models-dir",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        &[("TOOLSCOUT_GITHUB_API_URL", &base)],
+    );
+    for round in 1..=2 {
+        let at = std::time::Instant::now();
+        let hung = search(&server).await;
+        let took = at.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "round {round} took {took:?}"
+        );
+        assert_eq!(hung.status, 504, "{}", hung.body);
+        assert_eq!(error(&hung)["errorCode"], "timeout", "{}", hung.body);
+        let message = error(&hung)["error"].as_str().unwrap_or_default();
+        assert!(message.contains("timed out after 1500 ms"), "{message}");
+    }
+    assert_eq!(stand.requests.load(Ordering::SeqCst), 2);
+    // Two time-outs reach the threshold of `github:search`.
+    let health = get(&server, "/health").await;
+    assert_eq!(
+        health.body["circuits"]["github:search"]["state"], "open",
+        "{}",
+        health.body
+    );
+    let refused = search(&server).await;
+    assert_eq!(
+        error(&refused)["errorCode"],
+        "circuitOpen",
+        "{}",
+        refused.body
+    );
+    assert_eq!(
+        stand.requests.load(Ordering::SeqCst),
+        2,
+        "refused without a request"
+    );
 }

@@ -37,6 +37,7 @@ mod mcp_python;
 mod mcp_reload;
 mod mcp_tokens;
 mod model_faults;
+mod overload;
 mod recommend;
 mod reload;
 mod runnable;

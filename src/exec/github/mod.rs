@@ -241,7 +241,8 @@ mod tests {
         config.github_api_url = fake.base.clone();
         config.github_token = Some("tok".into());
         let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).expect("catalog");
-        let executor = Executor::new(config, &catalog).expect("executor");
+        let limits = crate::config::LimitsConfig::default().limits();
+        let executor = Executor::new(config, &catalog, limits).expect("executor");
         (fake, executor)
     }
 

@@ -97,7 +97,7 @@ pub(super) fn schemas() -> Value {
         "CatalogValidateRequest": embedded(VALIDATE_REQUEST_SCHEMA),
         "ErrorResponse": embedded(ERROR_SCHEMA),
         "Object": { "type": "object" },
-        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache", "tools", "circuits"], json!({
+        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache", "tools", "circuits", "gates"], json!({
             "status": { "const": "ok" }, "version": s, "uptime_seconds": i,
             "catalog": obj(&["size", "version", "categories"], json!({ "size": i, "version": s, "categories": i })),
             "models": obj(&["files_present", "missing"], json!({ "files_present": b, "missing": strings })),
@@ -109,6 +109,9 @@ pub(super) fn schemas() -> Value {
                 "additionalProperties": obj(&["state", "failures", "isHealthy"], json!({
                     "state": { "enum": ["closed", "open", "half-open"] }, "failures": i, "isHealthy": b,
                     "calls": i, "rejected": i, "failureThreshold": i, "resetTimeoutSeconds": i })) },
+            "gates": { "type": "object", "description": "The CPU gates (search, tools): workers, busy, waiting, queue size, admitted and refused with 503 OVERLOADED so far",
+                "additionalProperties": obj(&["workers", "busy", "waiting", "queue", "admitted", "refused"], json!({
+                    "workers": i, "busy": i, "waiting": i, "queue": i, "admitted": i, "refused": i })) },
         })),
         "SearchResponse": obj(&["success", "query", "results", "total_results", "metadata"], json!({
             "success": b, "query": s, "results": { "type": "array", "items": result },
