@@ -18,6 +18,7 @@ mod gateway;
 mod gateway_categories;
 mod gateway_everything;
 mod gateway_faults;
+mod gateway_flood;
 mod gateway_http;
 mod gateway_mcp;
 mod github_faults;

@@ -14,14 +14,21 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Starts the upstreams' sessions and reloads when one announces changed tools. Changes that
-/// come together (several servers, or one announcing twice) make one reload.
+/// come together (several servers, or one announcing twice) make one reload, and reloads
+/// start at most once per `RELOAD_GAP`: a server that announces without end (a bug, or
+/// hostile) costs one reload a second, not a core.
 pub fn follow_upstreams(service: Arc<Service>, pool: Arc<super::Pool>) {
     pool.warm_up();
     let mut changes = pool.list_changes();
     tokio::spawn(async move {
+        let mut last: Option<tokio::time::Instant> = None;
         while changes.changed().await.is_ok() {
             tokio::time::sleep(POLL / 2).await;
+            if let Some(at) = last {
+                tokio::time::sleep_until(at + RELOAD_GAP).await;
+            }
             changes.borrow_and_update();
+            last = Some(tokio::time::Instant::now());
             match service.reload().await {
                 Ok(r) => {
                     tracing::info!(version = %r.version, "an upstream's tools changed; reloaded")
@@ -31,6 +38,9 @@ pub fn follow_upstreams(service: Arc<Service>, pool: Arc<super::Pool>) {
         }
     });
 }
+
+/// The least time between two reloads an upstream's announcements start.
+const RELOAD_GAP: Duration = Duration::from_secs(1);
 
 /// How often the sources are looked at.
 const POLL: Duration = Duration::from_millis(250);
