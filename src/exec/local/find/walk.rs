@@ -1,12 +1,13 @@
 //! The directory walk shared by localFindFiles and localViewStructure: depth-first, siblings
 //! in byte order of their names (so a walk cut short by a limit is reproducible), symlinks
 //! reported but never followed (a link cannot lead the walk out of the sandbox, and link loops
-//! cannot trap it), protected entries skipped before anyone sees them, and unreadable
-//! directories counted rather than fatal. A wall-clock budget and a cap on visited entries keep
-//! one query from pinning a blocking thread after the framework's timeout gave up on it.
+//! cannot trap it), protected entries and files with several hard links skipped before anyone
+//! sees them, and unreadable directories counted rather than fatal. A wall-clock budget and a
+//! cap on visited entries keep one query from pinning a blocking thread after the framework's
+//! timeout gave up on it.
 
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
-use crate::exec::sandbox::Sandbox;
+use crate::exec::sandbox::{hard_linked, Sandbox};
 use std::ffi::OsString;
 use std::fs::Metadata;
 use std::io::ErrorKind;
@@ -88,7 +89,8 @@ pub(crate) struct Report {
     pub(crate) visited: usize,
     /// Directories that could not be listed for lack of permission.
     pub(crate) denied: usize,
-    /// Entries hidden because the sandbox protects them (.git, .env, keys, ...).
+    /// Entries hidden because the sandbox protects them (.git, .env, keys, files with several
+    /// hard links, ...).
     pub(crate) protected: usize,
     /// Entries that vanished or failed for another reason while being read.
     pub(crate) failed: usize,
@@ -151,6 +153,12 @@ pub(crate) fn walk(
         let Some(meta) = metadata(&path, &mut report) else {
             continue;
         };
+        // A file with other names elsewhere is not shown at all (`sandbox::hard_linked`): its
+        // size and times are those of a file that may live outside the roots.
+        if hard_linked(&meta) {
+            report.protected += 1;
+            continue;
+        }
         let entry = Entry { path, depth, meta };
         match visit(&entry) {
             Visit::Stop => {

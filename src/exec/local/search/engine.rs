@@ -6,7 +6,7 @@ use super::matcher::AnyMatcher;
 use super::options::{BinaryFiles, Options, Output, Sort};
 use super::sink::{search_file, searcher, Collected, Hit};
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
-use crate::exec::sandbox::Sandbox;
+use crate::exec::sandbox::{check_glob, Sandbox};
 use grep_searcher::Encoding;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
@@ -131,6 +131,15 @@ fn file_types(name: &str) -> Result<ignore::types::Types, QueryError> {
 fn overrides(sandbox: &Sandbox, o: &Options) -> Result<ignore::overrides::Override, QueryError> {
     // Globs are relative to the workspace root, where relative query paths start too.
     let mut ob = OverrideBuilder::new(sandbox.workspace());
+    for (field, globs) in [
+        ("include", &o.include),
+        ("exclude", &o.exclude),
+        ("excludeDir", &o.exclude_dir),
+    ] {
+        for g in globs {
+            check_glob(field, g)?;
+        }
+    }
     for g in &o.include {
         ob.add(g).map_err(|e| glob_error("include", g, e))?;
     }
@@ -233,7 +242,7 @@ pub(crate) fn run(
                     if Instant::now() > deadline {
                         return None;
                     }
-                    Some(search_file(s, matcher, o, path, deadline))
+                    Some(search_file(sandbox, s, matcher, o, path, deadline))
                 },
             )
             .collect()
