@@ -193,6 +193,12 @@ impl Sandbox {
         !is_protected(below)
     }
 
+    /// Whether `path` lies below an allowed root as written (links not followed): a path the
+    /// caller may be shown.
+    pub(crate) fn within_roots(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| path.starts_with(r))
+    }
+
     /// `path` relative to the workspace root when inside it, else as is.
     pub fn display(&self, path: &Path) -> String {
         path.strip_prefix(&self.workspace)

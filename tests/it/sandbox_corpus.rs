@@ -196,6 +196,21 @@ async fn walkers_never_descend_into_links_out_of_the_root_or_show_hard_links() {
         json!({"pattern": ".", "path": ".", "hidden": true, "noIgnore": true, "followSymlinks": true}),
     )
     .await;
+    // Ignore files honoured this time: one above the root and linked ones hold the marker.
+    let ignoring = run(
+        &executor,
+        Tool::LocalSearchCode,
+        json!({"pattern": ".", "path": "docs", "hidden": true}),
+    )
+    .await;
+    let out = serde_json::to_string(&ignoring.data).unwrap();
+    layout.assert_no_escape("search honouring ignore files", "docs", &out);
+    assert!(out.contains("inside-ok"), "{out}");
+    // The ignore file above the root was read; its error says so without its text or place.
+    assert!(
+        out.contains("an ignore file outside the allowed directories: a line is not a valid glob"),
+        "{out}"
+    );
     // Files only: an escape into a linked directory would list its canaries as files.
     let find = run(
         &executor,

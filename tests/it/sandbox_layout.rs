@@ -78,6 +78,10 @@ impl Layout {
             &format!("const inside = '{marker}';\n"),
         );
         write(&base.join("root-evil/canary.txt"), &secret);
+        // Ignore files the search walker reads: one above the root, one linked in from outside.
+        // A line that is not a valid glob (`[` unclosed) would be quoted by a parse error.
+        write(&base.join(".gitignore"), &format!("[{marker}\n"));
+        write(&outside.join("ignore-canary"), &format!("[{marker}\n"));
         write(&home.join(".ssh/id_rsa"), &secret);
         write(&home.join(".bashrc"), &secret);
         Layout::links(&root, &outside, &home);
@@ -125,6 +129,8 @@ impl Layout {
         link("loop_a", &root.join("loop_b"));
         link("self_loop", &root.join("self_loop"));
         link("hardlink.txt", &root.join("hardlink_via_link"));
+        link(outside.join("ignore-canary"), &root.join("docs/.gitignore"));
+        link(outside.join("ignore-canary"), &root.join("src/.ignore"));
     }
 
     /// `text` with the corpus placeholders filled in.
