@@ -42,6 +42,7 @@ mod reload;
 mod runnable;
 mod sandbox_corpus;
 mod sandbox_layout;
+mod sandbox_lsp;
 mod sandbox_race;
 mod search;
 mod search_names;

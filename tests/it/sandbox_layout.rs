@@ -46,6 +46,16 @@ impl Layout {
             "export function main(): number {\n  return helper();\n}\nfunction helper(): number {\n  return 1;\n}\n",
         );
         write(&root.join("notes.txt"), "inside-ok notes\nmain\n");
+        // TypeScript that imports through a directory link out of the root: the language
+        // server follows it; the answers must not.
+        write(
+            &root.join("src/uses.ts"),
+            "import { leak, leaky } from \"../link_dir_abs/secret\";\nimport { helper2 } from \"./local\";\nexport function useIt(): string {\n  return leaky() + leak + helper2();\n}\n",
+        );
+        write(
+            &root.join("src/local.ts"),
+            "export function helper2(): string {\n  return \"inside-ok\";\n}\n",
+        );
         write(&root.join("docs/readme.md"), "# readme\ninside-ok\n");
         write(&root.join("deep/a/b/c/keep.txt"), "inside-ok deep\n");
         // Inside, protected: they hold the marker because they must never be read either.
@@ -62,9 +72,12 @@ impl Layout {
             write(&root.join(p), &secret);
         }
         // Outside: canaries, one named with the marker, a source file, keys.
+        write(
+            &outside.join("secret.ts"),
+            &format!("export const leak = \"leaked: {marker}\";\nexport function leaky(): string {{\n  return leak;\n}}\n"),
+        );
         for p in [
             "canary.txt",
-            "secret.ts",
             ".ssh/id_rsa",
             ".env",
             "hard-canary.txt",

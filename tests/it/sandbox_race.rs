@@ -52,8 +52,18 @@ fn query(tool: &str, path: &str) -> (Tool, Value) {
             Tool::LspGotoDefinition,
             json!({"uri": path, "symbolName": "inside", "lineHint": 1}),
         ),
+        // The listings are of the directory that holds the target.
+        "localViewStructure" => (
+            Tool::LocalViewStructure,
+            json!({"path": parent(path), "hidden": true}),
+        ),
+        "localFindFiles" => (Tool::LocalFindFiles, json!({"path": parent(path)})),
         other => panic!("no race query for {other}"),
     }
+}
+
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or(".", |(dir, _)| dir)
 }
 
 /// Reads `path` with every tool of the race until each has read the inside text and been
@@ -107,7 +117,9 @@ async fn a_path_swapped_for_a_link_between_check_and_open_never_leaks() {
         std::fs::create_dir_all(layout.root.join(target).parent().unwrap()).unwrap();
         std::fs::write(layout.root.join(target), INSIDE).unwrap();
         if is_dir {
-            // The outside twin holds the canary under the same name.
+            // The outside twin holds the canary under the same name, and a file named with the
+            // marker that only a listing of the wrong directory would show.
+            std::fs::write(outside.join(format!("{}.txt", layout.marker)), "").unwrap();
             std::fs::write(
                 outside.join("race.txt"),
                 format!("const inside = '{}';\n", layout.marker),

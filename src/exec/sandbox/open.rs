@@ -9,6 +9,7 @@
 
 use super::{hard_link_refusal, Sandbox};
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
+use std::ffi::OsString;
 use std::fs::{File, Metadata, OpenOptions};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
@@ -89,6 +90,30 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// The names in the directory `path` (a path [`Sandbox::resolve`] or a walk below it
+    /// gave), listed from a descriptor opened through [`Sandbox::open`]: the listing is of the
+    /// directory that was checked, even if the path was swapped for a link since. Reading
+    /// `/proc/self/fd/N` lists the open directory itself; without `/proc` the path is listed
+    /// again (the open already compared device and inode).
+    pub(crate) fn list_dir(&self, path: &Path) -> Result<Vec<OsString>, OpenError> {
+        let (dir, meta) = self.open(path, &self.display(path))?;
+        if !meta.is_dir() {
+            return Err(OpenError::Io(std::io::Error::from_raw_os_error(
+                libc::ENOTDIR,
+            )));
+        }
+        let entries = match std::fs::read_dir(format!("/proc/self/fd/{}", dir.as_raw_fd())) {
+            Ok(entries) => entries,
+            Err(_) => std::fs::read_dir(path).map_err(OpenError::Io)?,
+        };
+        // An entry that fails mid-listing vanished or is unreadable; the rest still count.
+        let names = entries.flatten().map(|e| e.file_name()).collect();
+        drop(dir);
+        Ok(names)
+    }
+}
+
 /// A regular file with more than one hard link. Its other names may lie anywhere on the same
 /// file system, outside every allowed root (a link to `~/.ssh/id_rsa` dropped into the
 /// workspace), and nothing tells where they are: unlike a symbolic link, a hard link has no
@@ -140,6 +165,14 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), root.join("d")).unwrap();
         let e = refused(sandbox.open(&checked, "d/secret"));
         assert!(e.message.contains("'d/secret' changed"), "{}", e.message);
+
+        // Listing a directory swapped for a link is refused as well.
+        let e = match sandbox.list_dir(&root.join("d")) {
+            Err(OpenError::Refused(e)) => e,
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        assert!(e.message.contains("'d' changed"), "{}", e.message);
+        assert!(sandbox.list_dir(&root).unwrap().len() >= 2);
 
         std::fs::write(outside.path().join("other"), "CANARY").unwrap();
         let linked = root.join("linked.txt");
