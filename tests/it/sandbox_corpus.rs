@@ -14,99 +14,105 @@ fn corpus() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// The queries a value of `field` kind goes into: (what, tool, query).
-fn placements(field: &str, v: &str) -> Vec<(String, Tool, Value)> {
-    let search = |extra: Value| {
-        let mut q = json!({"pattern": ".", "path": ".", "hidden": true, "noIgnore": true, "followSymlinks": true});
-        q.as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        q
-    };
-    let lsp = |tool: Tool| {
+/// One placement: (tool.field, tool, query).
+type Placement = (String, Tool, Value);
+
+/// The queries a value of `field` kind goes into.
+fn placements(field: &str, v: &str) -> Vec<Placement> {
+    match field {
+        "path" => {
+            let local = [
+                (Tool::LocalGetFileContent, json!({"path": v})),
+                (Tool::LocalSearchCode, search(json!({"path": v}))),
+                (Tool::LocalFindFiles, json!({"path": v})),
+                (
+                    Tool::LocalViewStructure,
+                    json!({"path": v, "hidden": true, "recursive": true, "details": true}),
+                ),
+            ];
+            let mut out: Vec<Placement> = local
+                .into_iter()
+                .map(|(tool, q)| (format!("{}.path", tool.name()), tool, q))
+                .collect();
+            out.extend(lsp_placements(v));
+            out
+        }
+        "uri" => lsp_placements(v),
+        "glob" => glob_placements(v),
+        other => panic!("unknown field kind {other}"),
+    }
+}
+
+/// The widest search: hidden files, no ignore files, links followed; `extra` on top.
+fn search(extra: Value) -> Value {
+    let mut q = json!({"pattern": ".", "path": ".", "hidden": true, "noIgnore": true, "followSymlinks": true});
+    q.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    q
+}
+
+fn lsp_placements(v: &str) -> Vec<Placement> {
+    [
+        Tool::LspGotoDefinition,
+        Tool::LspFindReferences,
+        Tool::LspCallHierarchy,
+    ]
+    .into_iter()
+    .map(|tool| {
         let mut q = json!({"uri": v, "symbolName": "main", "lineHint": 1});
         if tool == Tool::LspCallHierarchy {
             q["direction"] = json!("incoming");
         }
         (format!("{}.uri", tool.name()), tool, q)
+    })
+    .collect()
+}
+
+fn glob_placements(v: &str) -> Vec<Placement> {
+    let walk = |extra: Value| {
+        let mut q = json!({"path": "."});
+        q.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        q
     };
-    let lsp_all = || {
-        [
-            Tool::LspGotoDefinition,
-            Tool::LspFindReferences,
-            Tool::LspCallHierarchy,
-        ]
-        .map(lsp)
-        .to_vec()
-    };
-    let one = |name: &str, tool: Tool, q: Value| (name.to_string(), tool, q);
-    match field {
-        "path" => {
-            let mut out = vec![
-                one(
-                    "localGetFileContent.path",
-                    Tool::LocalGetFileContent,
-                    json!({"path": v}),
-                ),
-                one(
-                    "localSearchCode.path",
-                    Tool::LocalSearchCode,
-                    search(json!({"path": v})),
-                ),
-                one(
-                    "localFindFiles.path",
-                    Tool::LocalFindFiles,
-                    json!({"path": v}),
-                ),
-                one(
-                    "localViewStructure.path",
-                    Tool::LocalViewStructure,
-                    json!({"path": v, "hidden": true, "recursive": true, "details": true}),
-                ),
-            ];
-            out.extend(lsp_all());
-            out
-        }
-        "uri" => lsp_all(),
-        "glob" => vec![
-            one(
-                "localSearchCode.include",
-                Tool::LocalSearchCode,
-                search(json!({"include": [v]})),
-            ),
-            one(
-                "localSearchCode.exclude",
-                Tool::LocalSearchCode,
-                search(json!({"exclude": [v]})),
-            ),
-            one(
-                "localSearchCode.excludeDir",
-                Tool::LocalSearchCode,
-                search(json!({"excludeDir": [v]})),
-            ),
-            one(
-                "localFindFiles.pathPattern",
-                Tool::LocalFindFiles,
-                json!({"path": ".", "pathPattern": v}),
-            ),
-            one(
-                "localFindFiles.name",
-                Tool::LocalFindFiles,
-                json!({"path": ".", "name": v}),
-            ),
-            one(
-                "localFindFiles.excludeDir",
-                Tool::LocalFindFiles,
-                json!({"path": ".", "excludeDir": [v]}),
-            ),
-            one(
-                "localViewStructure.pattern",
-                Tool::LocalViewStructure,
-                json!({"path": ".", "pattern": v, "recursive": true, "hidden": true}),
-            ),
-        ],
-        other => panic!("unknown field kind {other}"),
-    }
+    [
+        (
+            "include",
+            Tool::LocalSearchCode,
+            search(json!({"include": [v]})),
+        ),
+        (
+            "exclude",
+            Tool::LocalSearchCode,
+            search(json!({"exclude": [v]})),
+        ),
+        (
+            "excludeDir",
+            Tool::LocalSearchCode,
+            search(json!({"excludeDir": [v]})),
+        ),
+        (
+            "pathPattern",
+            Tool::LocalFindFiles,
+            walk(json!({"pathPattern": v})),
+        ),
+        ("name", Tool::LocalFindFiles, walk(json!({"name": v}))),
+        (
+            "excludeDir",
+            Tool::LocalFindFiles,
+            walk(json!({"excludeDir": [v]})),
+        ),
+        (
+            "pattern",
+            Tool::LocalViewStructure,
+            walk(json!({"pattern": v, "recursive": true, "hidden": true})),
+        ),
+    ]
+    .into_iter()
+    .map(|(field, tool, q)| (format!("{}.{field}", tool.name()), tool, q))
+    .collect()
 }
 
 /// Checks one answer against the case's `expect`; returns a description of the mismatch.
