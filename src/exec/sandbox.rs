@@ -1,13 +1,22 @@
 //! Where the local and LSP tools may read. A path is allowed when, after `~` expansion,
-//! joining onto the workspace root, lexical normalisation and resolving symlinks, it lies
-//! inside an allowed root, and no part of it below that root is a protected directory
-//! (`.git`, `.ssh`, cloud credentials) or a secret-bearing file (`.env*`, keys, kubeconfig).
-//! Error messages quote the path as the caller wrote it, never the resolved one, so a
-//! refusal does not disclose the machine's layout.
+//! joining onto the workspace root, lexical normalisation of `..` and resolving every symlink
+//! that exists (`real`), it lies inside an allowed root, no part of it below that root is a
+//! protected directory (`.git`, `.ssh`, cloud credentials) or a secret-bearing file (`.env*`,
+//! keys, kubeconfig), and it is not a regular file with more than one hard link. Files are then
+//! opened only through [`Sandbox::open`] (`open`), which refuses a path that changed into a
+//! link or moved out between the check and the open. Error messages quote the path as the
+//! caller wrote it, never the resolved one, so a refusal does not disclose the machine's
+//! layout.
+
+mod open;
+mod real;
+
+pub(crate) use open::{hard_linked, OpenError};
 
 use super::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::config::ExecConfig;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -117,18 +126,21 @@ impl Sandbox {
     }
 
     /// Resolves a caller's path to an absolute one the tools may read. A path that does not
-    /// exist is returned normalised (the tool then reports it missing), as long as it would
-    /// lie inside a root.
+    /// exist is returned with its existing part resolved and the rest as written (the tool
+    /// then reports it missing), as long as it would lie inside a root. `..` is applied to
+    /// the path as written before any link is followed, so `..` never climbs out of a root
+    /// through the text of the path; links are then followed the way the kernel does
+    /// (`real::real_path`), and where they end is what is checked and returned.
     pub fn resolve(&self, raw: &str) -> Result<PathBuf, QueryError> {
+        self.resolve_as(raw, raw)
+    }
+
+    /// [`Sandbox::resolve`] for a path that the caller wrote in another form, `shown` (an LSP
+    /// `file:` URI that was decoded into `raw`): errors quote `shown`.
+    pub(crate) fn resolve_as(&self, raw: &str, shown: &str) -> Result<PathBuf, QueryError> {
         let trimmed = raw.trim();
-        if trimmed.is_empty() {
-            return Err(QueryError::invalid(
-                "path is empty; expected a file or directory path",
-            ));
-        }
-        if trimmed.contains('\0') {
-            return Err(QueryError::invalid("path contains a NUL character"));
-        }
+        let shown = shown.trim();
+        check_text(trimmed, shown)?;
         let expanded = match (trimmed.strip_prefix('~'), &self.home) {
             (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
                 home.join(rest.trim_start_matches('/'))
@@ -140,37 +152,33 @@ impl Sandbox {
         } else {
             self.workspace.join(expanded)
         };
-        let normal = normalize(&joined);
-        let resolved = match normal.canonicalize() {
-            Ok(real) => real,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => normal,
-            Err(e) => {
-                return Err(QueryError::new(
-                    Failure::Denied,
-                    ToolErrorCode::PathValidationFailed,
-                    format!("Path '{trimmed}' cannot be resolved: {}", io_reason(&e)),
-                ))
+        let resolved = real::real_path(&normalize(&joined)).map_err(|e| {
+            QueryError::new(
+                Failure::Denied,
+                ToolErrorCode::PathValidationFailed,
+                format!("Path '{shown}' cannot be resolved: {}", io_reason(&e)),
+            )
+        })?;
+        self.placement(&resolved)
+            .map_err(|why| why.refusal(shown))?;
+        if let Ok(meta) = std::fs::symlink_metadata(&resolved) {
+            if hard_linked(&meta) {
+                return Err(hard_link_refusal(shown, meta.nlink()));
             }
-        };
-        let Some(root) = self.roots.iter().find(|r| resolved.starts_with(r)) else {
-            return Err(QueryError::new(
-                Failure::Denied,
-                ToolErrorCode::PathValidationFailed,
-                format!("Path '{trimmed}' is outside the allowed directories"),
-            )
-            .hint("Use a path inside the workspace root (relative paths start there)")
-            .hint("More directories can be allowed with the allowed_paths setting or TOOLSCOUT_ALLOWED_PATHS"));
-        };
-        let below = resolved.strip_prefix(root).unwrap_or(Path::new(""));
-        if is_protected(below) {
-            return Err(QueryError::new(
-                Failure::Denied,
-                ToolErrorCode::PathValidationFailed,
-                format!("Path '{trimmed}' is in a protected directory or is a credentials file"),
-            )
-            .hint("toolscout never reads .git, .ssh, cloud credential directories, .env files or keys"));
         }
         Ok(resolved)
+    }
+
+    /// Whether a resolved (link-free) absolute path lies inside a root and is not protected.
+    fn placement(&self, real: &Path) -> Result<(), Misplaced> {
+        let Some(root) = self.roots.iter().find(|r| real.starts_with(r)) else {
+            return Err(Misplaced::Outside);
+        };
+        let below = real.strip_prefix(root).unwrap_or(Path::new(""));
+        if is_protected(below) {
+            return Err(Misplaced::Protected);
+        }
+        Ok(())
     }
 
     /// Whether a file or directory found while walking may be shown: it is not protected.
@@ -183,6 +191,12 @@ impl Sandbox {
             .and_then(|r| path.strip_prefix(r).ok())
             .unwrap_or(path);
         !is_protected(below)
+    }
+
+    /// Whether `path` lies below an allowed root as written (links not followed): a path the
+    /// caller may be shown.
+    pub(crate) fn within_roots(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| path.starts_with(r))
     }
 
     /// `path` relative to the workspace root when inside it, else as is.
@@ -220,6 +234,90 @@ fn is_protected(below: &Path) -> bool {
         .is_some_and(|name| protected_files().is_match(name))
 }
 
+/// Why a resolved path may not be read.
+enum Misplaced {
+    Outside,
+    Protected,
+}
+
+impl Misplaced {
+    /// The refusal, quoting the path as the caller wrote it.
+    fn refusal(self, raw: &str) -> QueryError {
+        match self {
+            Misplaced::Outside => QueryError::new(
+                Failure::Denied,
+                ToolErrorCode::PathValidationFailed,
+                format!("Path '{raw}' is outside the allowed directories"),
+            )
+            .hint("Use a path inside the workspace root (relative paths start there)")
+            .hint("More directories can be allowed with the allowed_paths setting or TOOLSCOUT_ALLOWED_PATHS"),
+            Misplaced::Protected => QueryError::new(
+                Failure::Denied,
+                ToolErrorCode::PathValidationFailed,
+                format!("Path '{raw}' is in a protected directory or is a credentials file"),
+            )
+            .hint("toolscout never reads .git, .ssh, cloud credential directories, .env files or keys"),
+        }
+    }
+}
+
+/// The refusals decided by the text alone: empty, a NUL byte (the kernel would cut the path
+/// there), and `\` separators. On Unix `\` is an ordinary character, so `..\..\etc` would
+/// name one odd file in the root; refusing it says plainly that Windows paths are not
+/// understood instead of answering "not found" for a path the caller meant differently.
+fn check_text(trimmed: &str, shown: &str) -> Result<(), QueryError> {
+    let invalid = |message: String| {
+        QueryError::new(
+            Failure::Invalid,
+            ToolErrorCode::PathValidationFailed,
+            message,
+        )
+    };
+    if trimmed.is_empty() {
+        return Err(QueryError::invalid(
+            "path is empty; expected a file or directory path",
+        ));
+    }
+    if trimmed.contains('\0') {
+        return Err(invalid(
+            "Path contains a NUL character; expected a file or directory path".into(),
+        ));
+    }
+    if trimmed.contains('\\') {
+        return Err(invalid(format!(
+            "Path '{shown}' contains '\\'; paths are separated by '/' (Windows-style paths are not supported)"
+        ))
+        .hint("Write the path with '/' separators, relative to the workspace root"));
+    }
+    Ok(())
+}
+
+/// The refusal of a regular file with more than one hard link (see `open::hard_linked`).
+fn hard_link_refusal(raw: &str, links: u64) -> QueryError {
+    QueryError::new(
+        Failure::Denied,
+        ToolErrorCode::PathValidationFailed,
+        format!("File '{raw}' has {links} hard links; toolscout does not read a file with more than one, because its other names may lie outside the allowed directories"),
+    )
+    .hint("Copy the file (cp, not ln) into the workspace to read it")
+}
+
+/// Refuses a glob with a `..` component: globs only match paths below the searched or listed
+/// directory, so `..` can never match and only reads as an attempt to reach above it. Saying
+/// so is clearer than an empty answer.
+pub(crate) fn check_glob(field: &str, glob: &str) -> Result<(), QueryError> {
+    let climbs = glob.split(['/', '\\']).any(|part| part == "..");
+    if climbs || glob.contains('\0') {
+        return Err(QueryError::new(
+            Failure::Invalid,
+            ToolErrorCode::InvalidGlob,
+            format!("{field} glob {glob:?} reaches above the directory it applies to ('..' or a NUL byte); globs only match paths below it"),
+        )
+        .hint("Start the search or listing higher up with path, and keep the glob below it, e.g. src/**/*.ts"));
+    }
+    Ok(())
+}
+
 /// `a/./b/../c` -> `a/c`, without touching the file system (so `..` cannot climb out of a
 /// root through a path that does not exist yet).
 fn normalize(path: &Path) -> PathBuf {
@@ -246,108 +344,4 @@ fn io_reason(e: &std::io::Error) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sandbox(dir: &Path) -> Sandbox {
-        Sandbox::new(&ExecConfig::for_workspace(dir))
-    }
-
-    #[test]
-    fn every_protected_glob_compiles() {
-        assert_eq!(protected_files().len(), PROTECTED_FILES.len());
-    }
-
-    #[test]
-    fn relative_paths_resolve_inside_the_workspace() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/a.rs"), "x").unwrap();
-        let s = sandbox(dir.path());
-        let root = dir.path().canonicalize().unwrap();
-        assert_eq!(s.resolve("src/a.rs").unwrap(), root.join("src/a.rs"));
-        assert_eq!(
-            s.resolve("./src/../src/a.rs").unwrap(),
-            root.join("src/a.rs")
-        );
-        assert_eq!(s.resolve(".").unwrap(), root);
-        // Missing but inside: accepted, so the tool can say "not found".
-        assert_eq!(s.resolve("src/new.rs").unwrap(), root.join("src/new.rs"));
-    }
-
-    #[test]
-    fn escapes_are_refused_without_disclosing_the_resolved_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = sandbox(dir.path());
-        for raw in ["../../etc/passwd", "/etc/passwd", "src/../../x"] {
-            let e = s.resolve(raw).unwrap_err();
-            assert_eq!(e.code, ToolErrorCode::PathValidationFailed);
-            assert_eq!(e.failure, Failure::Denied);
-            assert!(e.message.contains(raw), "{}", e.message);
-            assert!(
-                !e.message.contains(&*dir.path().to_string_lossy()),
-                "{}",
-                e.message
-            );
-        }
-    }
-
-    #[test]
-    fn symlinks_out_of_the_root_are_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.txt"), "s").unwrap();
-        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
-        let e = sandbox(dir.path()).resolve("link/secret.txt").unwrap_err();
-        assert!(e.message.contains("outside"), "{}", e.message);
-    }
-
-    #[test]
-    fn protected_directories_and_files_are_refused_and_hidden() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = sandbox(dir.path());
-        for raw in [
-            ".git/config",
-            "a/.ssh/id_ed25519",
-            ".env",
-            "config/.env.local",
-            "certs/server.pem",
-            "deploy/prod.tfvars",
-            ".config/gcloud/x.json",
-        ] {
-            let e = s.resolve(raw).unwrap_err();
-            assert!(e.message.contains("protected"), "{raw}: {}", e.message);
-        }
-        let root = dir.path().canonicalize().unwrap();
-        assert!(!s.allows(&root.join("src/.env")));
-        assert!(s.allows(&root.join("src/env.rs")));
-        assert!(s.allows(&root.join("src/keys.rs")));
-        assert!(s.resolve("src/gitignore.rs").is_ok());
-    }
-
-    #[test]
-    fn a_tilde_is_the_configured_home() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = ExecConfig::for_workspace(dir.path());
-        config.home = Some(dir.path().to_path_buf());
-        let s = Sandbox::new(&config);
-        let root = dir.path().canonicalize().unwrap();
-        assert_eq!(s.resolve("~/notes.md").unwrap(), root.join("notes.md"));
-        config.home = None;
-        let e = Sandbox::new(&config).resolve("~/notes.md").unwrap();
-        assert_eq!(
-            e,
-            root.join("~/notes.md"),
-            "without a home, ~ is an ordinary name"
-        );
-    }
-
-    #[test]
-    fn only_components_below_the_root_count() {
-        let dir = tempfile::tempdir().unwrap();
-        let inner = dir.path().join("private").join("proj");
-        std::fs::create_dir_all(&inner).unwrap();
-        let s = sandbox(&inner);
-        assert!(s.resolve("main.rs").is_ok());
-    }
-}
+mod tests;

@@ -172,7 +172,7 @@ pub(crate) fn run(
         || q.char_offset.is_some()
         || q.match_string.is_some()
         || q.start_line.is_some();
-    let (text, meta, warnings) = read::read_text(&path, &q.path, partial)?;
+    let (text, meta, warnings) = read::read_text(sandbox, &path, &q.path, partial)?;
     let lines = split_lines(&text);
     let mut file = FileFacts {
         total_lines: lines.len(),

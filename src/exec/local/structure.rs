@@ -14,7 +14,7 @@ use super::find::format;
 use super::find::walk::{self, Cut, Limits, Visit};
 use crate::exec::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use crate::exec::parse_query;
-use crate::exec::sandbox::Sandbox;
+use crate::exec::sandbox::{check_glob, Sandbox};
 use globset::{GlobBuilder, GlobMatcher};
 use order::{Key, SortBy};
 use serde::Deserialize;
@@ -114,6 +114,9 @@ impl NameFilter {
     fn new(q: &Query) -> Result<NameFilter, QueryError> {
         let pattern = q.pattern.as_deref().filter(|p| !p.is_empty());
         let is_glob = pattern.is_some_and(|p| p.contains(['*', '?', '[']));
+        if let Some(p) = pattern {
+            check_glob("pattern", p)?;
+        }
         let glob = match pattern.filter(|_| is_glob) {
             Some(p) => Some(
                 GlobBuilder::new(p)

@@ -34,7 +34,7 @@ fn name_range(line: usize, text: &str, byte: usize, name: &str) -> serde_json::V
 
 /// The call graph around `start` by text, `depth` levels in `direction`.
 pub(crate) fn build(scope: &Scope, start: &Start, direction: Direction, depth: usize) -> Graph {
-    let mut files = Files::default();
+    let mut files = Files::new(&scope.sandbox);
     let syntax = start.syntax;
     let symbol = start.symbol;
     // The item: the position itself when it declares the symbol, else the first declaration.

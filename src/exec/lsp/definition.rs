@@ -129,7 +129,7 @@ fn render(
     lsp_mode: &str,
     mut hints: Vec<String>,
 ) -> Outcome {
-    let mut files = Files::default();
+    let mut files = Files::new(&ctx.sandbox);
     files.insert(&target.path, target.text.clone());
     let contents: Vec<String> = sites
         .iter()

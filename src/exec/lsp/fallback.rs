@@ -45,6 +45,8 @@ pub(crate) struct Scope {
     /// Whether the walk stopped at `MAX_FILES` or the time budget.
     pub(crate) truncated: bool,
     deadline: Instant,
+    /// Every file of the scope is read through it.
+    pub(crate) sandbox: Sandbox,
 }
 
 impl Scope {
@@ -99,6 +101,7 @@ impl Scope {
             files,
             truncated,
             deadline,
+            sandbox: sandbox.clone(),
         }
     }
 
@@ -147,7 +150,7 @@ pub(crate) async fn search_target(
         let scope = Scope::new(&root, &sandbox, &path, language);
         find(
             &scope,
-            &mut Files::default(),
+            &mut Files::new(&sandbox),
             &[&symbol],
             &syntax,
             declarations_only,
@@ -432,7 +435,7 @@ mod tests {
             scope.files,
             vec![root.join("src/b.ts"), root.join("src/a.ts")]
         );
-        let mut files = Files::default();
+        let mut files = Files::new(&sandbox);
         let found = find(&scope, &mut files, &["run"], &C_LIKE, false, 100);
         let at: Vec<(usize, Option<&str>)> = found.hits.iter().map(|h| (h.line, h.kind)).collect();
         assert_eq!(at, vec![(0, None), (1, None), (0, Some("function"))]);

@@ -69,7 +69,7 @@ pub(super) fn render(
     let mut shown = Shown {
         ctx,
         q,
-        files: Files::default(),
+        files: Files::new(&ctx.sandbox),
     };
     shown.files.insert(&target.path, target.text.clone());
     let item = shown.node(&graph.item, &[start_line(&graph.item.range)]);

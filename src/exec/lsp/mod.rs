@@ -255,12 +255,9 @@ pub(crate) fn prepare(
     line_hint: usize,
     order_hint: usize,
 ) -> Result<Target, QueryError> {
-    let raw = match text::path_from_uri(uri) {
-        Some(path) => path.to_string_lossy().into_owned(),
-        None => uri.to_string(),
-    };
-    let path = ctx.sandbox.resolve(&raw)?;
-    let text = Arc::new(text::read_source(&path, uri)?);
+    let raw = text::path_of_argument(uri)?;
+    let path = ctx.sandbox.resolve_as(&raw, uri)?;
+    let text = Arc::new(text::read_source(&ctx.sandbox, &path, uri)?);
     let language = registry::language_for(&path);
     let syntax = language.map_or(resolve::C_LIKE, |l| l.syntax);
     let at = resolve::resolve(&text, symbol, line_hint, order_hint, &syntax)

@@ -211,7 +211,7 @@ fn render(
         names.dedup();
         names.len()
     };
-    let mut files = Files::default();
+    let mut files = Files::new(&ctx.sandbox);
     files.insert(&target.path, target.text.clone());
     let mut snippets = |context: usize| -> Vec<String> {
         page.iter()

@@ -4,9 +4,11 @@
 
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
 use crate::exec::page::paginate;
+use crate::exec::sandbox::{OpenError, Sandbox};
 use crate::exec::text::split_lines;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -35,11 +37,18 @@ pub(crate) fn uri_from_path(path: &Path) -> String {
     out
 }
 
-/// The path of a `file:` URI; `None` for any other scheme or a malformed escape.
+/// The path of a `file:` URI (`file:///x`, `file://localhost/x`, `file:/x`, the scheme in any
+/// case); `None` for any other scheme, another host, a malformed escape or bytes that are not
+/// UTF-8.
 pub(crate) fn path_from_uri(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    // `file://localhost/x` names the same file as `file:///x`.
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let scheme = uri.get(..5).filter(|s| s.eq_ignore_ascii_case("file:"))?;
+    let rest = &uri[scheme.len()..];
+    let rest = match rest.strip_prefix("//") {
+        // `file://localhost/x` names the same file as `file:///x`; any other host is another
+        // machine's file.
+        Some(authority) => authority.strip_prefix("localhost").unwrap_or(authority),
+        None => rest,
+    };
     if !rest.starts_with('/') {
         return None;
     }
@@ -59,17 +68,56 @@ pub(crate) fn path_from_uri(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(String::from_utf8(out).ok()?))
 }
 
-/// Reads a source file the sandbox has allowed. `shown` is the path as the caller wrote it,
-/// the only form errors quote.
-pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError> {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+/// The path an LSP tool's `uri` argument names: a `file:` URI decoded, or a plain path as it
+/// is. Anything else that looks like a URI (`scheme://...`, or a `file:` URI with a host, a
+/// bad escape or non-UTF-8 bytes) is refused rather than read as an odd relative file name,
+/// which would only answer "not found" for a request that meant something else.
+pub(crate) fn path_of_argument(uri: &str) -> Result<String, QueryError> {
+    let trimmed = uri.trim();
+    if let Some(path) = path_from_uri(trimmed) {
+        return Ok(path.to_string_lossy().into_owned());
+    }
+    let scheme = trimmed
+        .split_once(':')
+        .map(|(s, rest)| (s, rest.starts_with("//")))
+        .filter(|(s, authority)| {
+            (*authority || s.eq_ignore_ascii_case("file"))
+                && s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+    match scheme {
+        None => Ok(trimmed.to_string()),
+        Some((s, _)) => Err(QueryError::new(
+            Failure::Invalid,
+            ToolErrorCode::PathValidationFailed,
+            if s.eq_ignore_ascii_case("file") {
+                format!("uri '{trimmed}' is not a local file URI: expected file:///absolute/path (no host but localhost, %XX escapes of UTF-8)")
+            } else {
+                format!("uri '{trimmed}' uses the '{s}' scheme; only file: URIs and paths are read")
+            },
+        )
+        .hint("Pass a path relative to the workspace root, e.g. src/main.ts, or file:///absolute/path")),
+    }
+}
+
+/// Reads a source file the sandbox has allowed, through [`Sandbox::open`] (the one safe open:
+/// no link followed, the open file checked again). `shown` is the path as the caller wrote
+/// it, the only form errors quote.
+pub(crate) fn read_source(
+    sandbox: &Sandbox,
+    path: &Path,
+    shown: &str,
+) -> Result<String, QueryError> {
+    let (file, meta) = match sandbox.open(path, shown) {
+        Ok(opened) => opened,
+        Err(OpenError::Refused(e)) => return Err(e),
+        Err(OpenError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(QueryError::new(Failure::NotFound, ToolErrorCode::FileNotFound, format!("File '{shown}' does not exist"))
                 .hint("uri is a file path relative to the workspace root (or absolute inside an allowed root)")
                 .hint("Find the file first with localFindFiles or localSearchCode"));
         }
-        Err(e) => {
+        Err(OpenError::Io(e)) => {
             return Err(QueryError::new(
                 Failure::Unprocessable,
                 ToolErrorCode::FileNotReadable,
@@ -96,13 +144,23 @@ pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError
         )
         .hint("Generated or minified files are not worth navigating; look for the source file instead"));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        QueryError::new(
+    if !meta.is_file() {
+        return Err(QueryError::new(
             Failure::Unprocessable,
             ToolErrorCode::FileNotReadable,
-            format!("File '{shown}' cannot be read: {}", e.kind()),
-        )
-    })?;
+            format!("File '{shown}' is not a regular file (device, socket or pipe)"),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_SOURCE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            QueryError::new(
+                Failure::Unprocessable,
+                ToolErrorCode::FileNotReadable,
+                format!("File '{shown}' cannot be read: {}", e.kind()),
+            )
+        })?;
     if bytes.contains(&0) {
         return Err(QueryError::new(
             Failure::Unprocessable,
@@ -114,18 +172,27 @@ pub(crate) fn read_source(path: &Path, shown: &str) -> Result<String, QueryError
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
-/// Source files read while building one answer, each read once. Files that cannot be read
-/// (deleted since the server indexed them, binary, too large) are `None`.
-#[derive(Default)]
+/// Source files read while building one answer, each read once, through the sandbox. Files
+/// that cannot be read (deleted since the server indexed them, binary, too large, refused)
+/// are `None`.
 pub(crate) struct Files {
+    sandbox: Sandbox,
     cache: HashMap<PathBuf, Option<Arc<String>>>,
 }
 
 impl Files {
+    pub(crate) fn new(sandbox: &Sandbox) -> Files {
+        Files {
+            sandbox: sandbox.clone(),
+            cache: HashMap::new(),
+        }
+    }
+
     pub(crate) fn get(&mut self, path: &Path) -> Option<Arc<String>> {
+        let sandbox = &self.sandbox;
         self.cache
             .entry(path.to_path_buf())
-            .or_insert_with(|| read_source(path, "").ok().map(Arc::new))
+            .or_insert_with(|| read_source(sandbox, path, "").ok().map(Arc::new))
             .clone()
     }
 
@@ -260,6 +327,23 @@ mod tests {
         );
         assert!(path_from_uri("untitled:Untitled-1").is_none());
         assert!(path_from_uri("file:///bad%2").is_none());
+        assert_eq!(path_from_uri("FILE:///x").unwrap(), Path::new("/x"));
+        assert_eq!(path_from_uri("file:/x").unwrap(), Path::new("/x"));
+        assert!(path_from_uri("file://evil.example/x").is_none());
+        assert!(path_from_uri("file:///%C0%AF").is_none());
+        assert_eq!(path_of_argument("src/a.ts").unwrap(), "src/a.ts");
+        assert_eq!(path_of_argument("file:///w/a%20b.ts").unwrap(), "/w/a b.ts");
+        for refused in [
+            "file://host/x",
+            "https://h/x",
+            "vscode-remote://h/x",
+            "file:x",
+            "file:///%ff",
+        ] {
+            let e = path_of_argument(refused).unwrap_err();
+            assert_eq!(e.code, ToolErrorCode::PathValidationFailed, "{refused}");
+            assert!(e.message.contains(refused), "{}", e.message);
+        }
     }
 
     #[test]
@@ -312,27 +396,29 @@ mod tests {
     #[test]
     fn reading_reports_missing_directories_and_binaries() {
         let dir = tempfile::tempdir().unwrap();
-        let e = read_source(&dir.path().join("nope.ts"), "nope.ts").unwrap_err();
+        let sandbox = Sandbox::new(&crate::config::ExecConfig::for_workspace(dir.path()));
+        let dir = dir.path().canonicalize().unwrap();
+        let e = read_source(&sandbox, &dir.join("nope.ts"), "nope.ts").unwrap_err();
         assert_eq!(
             (e.failure, e.code),
             (Failure::NotFound, ToolErrorCode::FileNotFound)
         );
         assert!(e.message.contains("'nope.ts'"));
-        let e = read_source(dir.path(), "src").unwrap_err();
+        let e = read_source(&sandbox, &dir, "src").unwrap_err();
         assert_eq!(
             (e.failure, e.code),
             (Failure::Invalid, ToolErrorCode::NotAFile)
         );
-        std::fs::write(dir.path().join("b.bin"), b"a\0b").unwrap();
+        std::fs::write(dir.join("b.bin"), b"a\0b").unwrap();
         assert_eq!(
-            read_source(&dir.path().join("b.bin"), "b.bin")
+            read_source(&sandbox, &dir.join("b.bin"), "b.bin")
                 .unwrap_err()
                 .code,
             ToolErrorCode::BinaryFile
         );
-        std::fs::write(dir.path().join("ok.ts"), "let x = 1;\n").unwrap();
+        std::fs::write(dir.join("ok.ts"), "let x = 1;\n").unwrap();
         assert_eq!(
-            read_source(&dir.path().join("ok.ts"), "ok.ts").unwrap(),
+            read_source(&sandbox, &dir.join("ok.ts"), "ok.ts").unwrap(),
             "let x = 1;\n"
         );
     }

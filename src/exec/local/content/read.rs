@@ -4,7 +4,8 @@
 //! converted and a UTF-8 byte-order mark dropped.
 
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
-use std::fs::Metadata;
+use crate::exec::sandbox::{OpenError, Sandbox};
+use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::Path;
 
@@ -18,11 +19,12 @@ const READ_LIMIT: u64 = 64 * 1024 * 1024;
 /// Reads the file, refusing what is not a readable regular text file. `partial` reads (a
 /// range, a match, a character window) may touch files over the 100 KB rule.
 pub(super) fn read_text(
+    sandbox: &Sandbox,
     path: &Path,
     raw: &str,
     partial: bool,
 ) -> Result<(String, Metadata, Vec<String>), QueryError> {
-    let meta = regular_file(path, raw)?;
+    let (mut file, meta) = regular_file(sandbox, path, raw)?;
     let size = meta.len();
     if size > READ_LIMIT {
         return Err(too_large(raw, size, READ_LIMIT, &["Use localSearchCode on this file to find the lines you need; it does not load the file"]));
@@ -34,7 +36,6 @@ pub(super) fn read_text(
             format!("File '{raw}' cannot be read: {}", e.kind()),
         )
     };
-    let mut file = std::fs::File::open(path).map_err(read_failed)?;
     // The sniff and the size rule need only the head; a refused file is never read whole.
     let mut bytes = Vec::with_capacity(size.min(READ_LIMIT) as usize);
     (&mut file)
@@ -49,9 +50,10 @@ pub(super) fn read_text(
     Ok((text, meta, warnings))
 }
 
-/// The file's metadata, when the path names a regular file that exists and may be read.
-fn regular_file(path: &Path, raw: &str) -> Result<Metadata, QueryError> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+/// The file, opened through the sandbox, and its metadata, when the path names a regular file
+/// that exists and may be read. The checks run on the open file, so they describe what is read.
+fn regular_file(sandbox: &Sandbox, path: &Path, raw: &str) -> Result<(File, Metadata), QueryError> {
+    let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => QueryError::new(
             Failure::NotFound,
             ToolErrorCode::FileNotFound,
@@ -69,6 +71,10 @@ fn regular_file(path: &Path, raw: &str) -> Result<Metadata, QueryError> {
             ToolErrorCode::FileAccessFailed,
             format!("File '{raw}' cannot be read: {kind}"),
         ),
+    };
+    let (file, meta) = sandbox.open(path, raw).map_err(|e| match e {
+        OpenError::Io(e) => io(e),
+        OpenError::Refused(e) => e,
     })?;
     if meta.is_dir() {
         return Err(QueryError::new(Failure::Invalid, ToolErrorCode::PathIsDirectory, format!("'{raw}' is a directory, not a file"))
@@ -81,7 +87,7 @@ fn regular_file(path: &Path, raw: &str) -> Result<Metadata, QueryError> {
             format!("'{raw}' is not a regular file (device, socket or pipe)"),
         ));
     }
-    Ok(meta)
+    Ok((file, meta))
 }
 
 /// The refusals decided by the file's first 8 KB and its size: binary content, and an

@@ -7,7 +7,7 @@ use super::parse::{self, Perm, RegexType, Size};
 use super::walk::Entry;
 use super::Query;
 use crate::exec::outcome::QueryError;
-use crate::exec::sandbox::Sandbox;
+use crate::exec::sandbox::{check_glob, Sandbox};
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexBuilder};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -254,6 +254,7 @@ fn glob_error(field: &str, pattern: &str, e: globset::Error) -> QueryError {
 }
 
 fn glob(field: &str, pattern: &str, case_insensitive: bool) -> Result<GlobMatcher, QueryError> {
+    check_glob(field, pattern)?;
     glob_builder(pattern, case_insensitive)
         .build()
         .map(|g| g.compile_matcher())
@@ -267,6 +268,7 @@ fn glob_set(
 ) -> Result<GlobSet, QueryError> {
     let mut set = GlobSetBuilder::new();
     for p in patterns {
+        check_glob(field, p)?;
         set.add(
             glob_builder(p, case_insensitive)
                 .build()

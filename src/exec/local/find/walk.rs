@@ -1,13 +1,13 @@
 //! The directory walk shared by localFindFiles and localViewStructure: depth-first, siblings
 //! in byte order of their names (so a walk cut short by a limit is reproducible), symlinks
 //! reported but never followed (a link cannot lead the walk out of the sandbox, and link loops
-//! cannot trap it), protected entries skipped before anyone sees them, and unreadable
-//! directories counted rather than fatal. A wall-clock budget and a cap on visited entries keep
-//! one query from pinning a blocking thread after the framework's timeout gave up on it.
+//! cannot trap it), protected entries and files with several hard links skipped before anyone
+//! sees them, and unreadable directories counted rather than fatal. A wall-clock budget and a
+//! cap on visited entries keep one query from pinning a blocking thread after the framework's
+//! timeout gave up on it.
 
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
-use crate::exec::sandbox::Sandbox;
-use std::ffi::OsString;
+use crate::exec::sandbox::{hard_linked, OpenError, Sandbox};
 use std::fs::Metadata;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -88,7 +88,8 @@ pub(crate) struct Report {
     pub(crate) visited: usize,
     /// Directories that could not be listed for lack of permission.
     pub(crate) denied: usize,
-    /// Entries hidden because the sandbox protects them (.git, .env, keys, ...).
+    /// Entries hidden because the sandbox protects them (.git, .env, keys, files with several
+    /// hard links, ...).
     pub(crate) protected: usize,
     /// Entries that vanished or failed for another reason while being read.
     pub(crate) failed: usize,
@@ -125,7 +126,10 @@ pub(crate) fn walk(
     }
     // The start directory itself must be listable: an unreadable start is the caller's
     // problem to hear about, not an empty result.
-    let first = children(root).map_err(|e| not_readable(raw, &e))?;
+    let first = children(sandbox, root).map_err(|e| match e {
+        OpenError::Io(e) => not_readable(raw, &e),
+        OpenError::Refused(e) => e,
+    })?;
     let mut stack: Vec<(usize, std::vec::IntoIter<PathBuf>)> = vec![(1, first.into_iter())];
     while let Some((depth, siblings)) = stack.last_mut() {
         let depth = *depth;
@@ -151,6 +155,12 @@ pub(crate) fn walk(
         let Some(meta) = metadata(&path, &mut report) else {
             continue;
         };
+        // A file with other names elsewhere is not shown at all (`sandbox::hard_linked`): its
+        // size and times are those of a file that may live outside the roots.
+        if hard_linked(&meta) {
+            report.protected += 1;
+            continue;
+        }
         let entry = Entry { path, depth, meta };
         match visit(&entry) {
             Visit::Stop => {
@@ -159,9 +169,10 @@ pub(crate) fn walk(
             }
             Visit::Prune => {}
             Visit::Descend if entry.is_dir() && limits.max_depth.is_none_or(|m| depth < m) => {
-                match children(&entry.path) {
+                match children(sandbox, &entry.path) {
                     Ok(list) => stack.push((depth + 1, list.into_iter())),
-                    Err(e) => count_unreadable(&e, &mut report),
+                    Err(OpenError::Io(e)) => count_unreadable(&e, &mut report),
+                    Err(OpenError::Refused(_)) => report.protected += 1,
                 }
             }
             Visit::Descend => {}
@@ -186,13 +197,11 @@ fn count_unreadable(e: &std::io::Error, report: &mut Report) {
     }
 }
 
-/// A directory's entries, sorted by the bytes of their names.
-fn children(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut names: Vec<OsString> = Vec::new();
-    // An entry that fails mid-listing vanished or is unreadable; the rest still count.
-    for item in std::fs::read_dir(dir)?.flatten() {
-        names.push(item.file_name());
-    }
+/// A directory's entries, sorted by the bytes of their names, listed through the sandbox (a
+/// directory swapped for a link out of the root after the walk looked at it is refused, not
+/// listed).
+fn children(sandbox: &Sandbox, dir: &Path) -> Result<Vec<PathBuf>, OpenError> {
+    let mut names = sandbox.list_dir(dir)?;
     names.sort_unstable_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
     Ok(names.into_iter().map(|n| dir.join(n)).collect())
 }

@@ -6,7 +6,7 @@ use super::matcher::AnyMatcher;
 use super::options::{BinaryFiles, Options, Output, Sort};
 use super::sink::{search_file, searcher, Collected, Hit};
 use crate::exec::outcome::{Failure, QueryError, ToolErrorCode};
-use crate::exec::sandbox::Sandbox;
+use crate::exec::sandbox::{check_glob, Sandbox};
 use grep_searcher::Encoding;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
@@ -131,6 +131,15 @@ fn file_types(name: &str) -> Result<ignore::types::Types, QueryError> {
 fn overrides(sandbox: &Sandbox, o: &Options) -> Result<ignore::overrides::Override, QueryError> {
     // Globs are relative to the workspace root, where relative query paths start too.
     let mut ob = OverrideBuilder::new(sandbox.workspace());
+    for (field, globs) in [
+        ("include", &o.include),
+        ("exclude", &o.exclude),
+        ("excludeDir", &o.exclude_dir),
+    ] {
+        for g in globs {
+            check_glob(field, g)?;
+        }
+    }
     for g in &o.include {
         ob.add(g).map_err(|e| glob_error("include", g, e))?;
     }
@@ -161,16 +170,28 @@ fn link_target_allowed(sandbox: &Sandbox, link: &Path) -> bool {
     }
 }
 
-/// Walk errors name paths relative to the workspace, never the machine's layout.
+/// Walk errors name paths relative to the workspace, never the machine's layout. The walker
+/// also reads ignore files above the searched path (`parents`) and ignore files that are links;
+/// an error in one of those that lies outside the allowed directories names neither the file
+/// nor the line (a glob parse error quotes the line: it would show the file's text).
 fn describe_walk_error(e: &ignore::Error, sandbox: &Sandbox) -> String {
+    describe(e, sandbox, true)
+}
+
+/// `lines_shown`: whether the file the error is about may have its text quoted.
+fn describe(e: &ignore::Error, sandbox: &Sandbox, lines_shown: bool) -> String {
     match e {
-        ignore::Error::WithPath { path, err } => format!(
-            "{}: {}",
-            sandbox.display(path),
-            describe_walk_error(err, sandbox)
-        ),
+        ignore::Error::WithPath { path, err } => {
+            let readable = path.to_str().is_some_and(|p| sandbox.resolve(p).is_ok());
+            let place = if sandbox.within_roots(path) {
+                sandbox.display(path)
+            } else {
+                "an ignore file outside the allowed directories".to_string()
+            };
+            format!("{place}: {}", describe(err, sandbox, readable))
+        }
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            describe_walk_error(err, sandbox)
+            describe(err, sandbox, lines_shown)
         }
         ignore::Error::Loop { child, .. } => {
             format!("{}: symbolic link loop", sandbox.display(child))
@@ -178,9 +199,12 @@ fn describe_walk_error(e: &ignore::Error, sandbox: &Sandbox) -> String {
         ignore::Error::Io(io) => io.kind().to_string(),
         ignore::Error::Partial(errs) => errs
             .iter()
-            .map(|e| describe_walk_error(e, sandbox))
+            .map(|e| describe(e, sandbox, lines_shown))
             .collect::<Vec<_>>()
             .join("; "),
+        ignore::Error::Glob { .. } if !lines_shown => {
+            "a line is not a valid glob and was skipped".to_string()
+        }
         other => other.to_string(),
     }
 }
@@ -233,7 +257,7 @@ pub(crate) fn run(
                     if Instant::now() > deadline {
                         return None;
                     }
-                    Some(search_file(s, matcher, o, path, deadline))
+                    Some(search_file(sandbox, s, matcher, o, path, deadline))
                 },
             )
             .collect()

@@ -5,6 +5,7 @@
 use super::matcher::AnyMatcher;
 use super::options::{BinaryFiles, Options, Output};
 use super::text::{clip_line, line_text};
+use crate::exec::sandbox::{OpenError, Sandbox};
 use grep_matcher::Matcher;
 use grep_searcher::{
     BinaryDetection, Encoding, MmapChoice, Searcher, SearcherBuilder, Sink, SinkContext,
@@ -70,6 +71,7 @@ pub(super) struct Collected {
 /// Searches one file, giving up at `deadline` (checked at every match, so a huge file full of
 /// hits cannot hold the query past it).
 pub(super) fn search_file(
+    sandbox: &Sandbox,
     s: &mut Searcher,
     matcher: &AnyMatcher,
     o: &Options,
@@ -89,7 +91,21 @@ pub(super) fn search_file(
         bytes: 0,
         clipped: 0,
     };
-    s.search_path(matcher, path, &mut sink)
+    // Opened through the sandbox (no link followed, the open file checked again); the walk's
+    // view of the file may be stale by now.
+    let shown = sandbox.display(path);
+    // With followSymlinks the walk hands over links (checked by its filter); they are opened
+    // at their target, since the safe open follows no link in the last component.
+    let real = if o.follow_symlinks {
+        std::fs::canonicalize(path).map_err(|e| e.kind().to_string())?
+    } else {
+        path.to_path_buf()
+    };
+    let (file, _) = sandbox.open(&real, &shown).map_err(|e| match e {
+        OpenError::Io(e) => e.kind().to_string(),
+        OpenError::Refused(e) => e.message,
+    })?;
+    s.search_file(matcher, &file, &mut sink)
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::Other => e.to_string(),
             kind => kind.to_string(),
