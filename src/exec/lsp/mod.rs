@@ -26,6 +26,8 @@ mod text;
 mod tests;
 #[cfg(test)]
 mod tests_fallback;
+#[cfg(test)]
+mod tests_framing;
 
 use super::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use super::{parse_query, Context, Tool};

@@ -301,15 +301,9 @@ fn route(shared: &Shared, message: Value, folders: &Value) {
             let Some(waiting) = id.as_u64().and_then(|id| lock(&shared.pending).remove(&id)) else {
                 return;
             };
-            let outcome = match message.get("error") {
-                Some(error) => Err(RpcError::Server {
-                    code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                }),
+            // `"error": null` beside a result is a success (some servers send both keys).
+            let outcome = match message.get("error").filter(|e| !e.is_null()) {
+                Some(error) => Err(server_error(error)),
                 None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
             };
             let _ = waiting.send(outcome);
@@ -321,6 +315,23 @@ fn route(shared: &Shared, message: Value, folders: &Value) {
                 .send_if_modified(|r| !std::mem::replace(&mut r.diagnosed, true));
         }
         _ => {}
+    }
+}
+
+/// A JSON-RPC error object as an `RpcError`. One without the string `message` the protocol
+/// asks for is shown as it came (cut to 200 characters), so the caller still learns something.
+fn server_error(error: &Value) -> RpcError {
+    let message = match error.get("message").and_then(Value::as_str) {
+        Some(text) => text.to_string(),
+        None => {
+            let raw = error.to_string();
+            let cut: String = raw.chars().take(200).collect();
+            format!("a malformed error object: {cut}")
+        }
+    };
+    RpcError::Server {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message,
     }
 }
 
