@@ -71,7 +71,7 @@ impl Client {
                 launch.name()
             )));
         };
-        let (outgoing, queue) = mpsc::unbounded_channel();
+        let (outgoing, queue) = super::rpc::outgoing_queue();
         let shared = Arc::new(Shared::new(outgoing));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail_writer = tail.clone();

@@ -14,6 +14,19 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 
+/// Frames waiting for the server to read its input. Our replies to its requests queue here,
+/// so a server that keeps asking and never reads would otherwise grow the queue without
+/// limit; at the limit the connection is closed as hung.
+pub(crate) const OUTGOING_FRAMES: usize = 1024;
+/// Work-done progress tokens followed at once; a server that begins more without ending any
+/// has its extra ones ignored rather than kept without limit.
+pub(crate) const MAX_PROGRESS_TOKENS: usize = 1024;
+
+/// The queue of frames to the server's stdin, bounded (`OUTGOING_FRAMES`).
+pub(crate) fn outgoing_queue() -> (mpsc::Sender<Vec<u8>>, mpsc::Receiver<Vec<u8>>) {
+    mpsc::channel(OUTGOING_FRAMES)
+}
+
 /// Time limit of every request, `initialize` included.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Stderr lines kept: the first few (where errors are usually named) and the last ones.
@@ -102,7 +115,7 @@ impl Readiness {
 
 /// What the client, its reader task and its shutdown share.
 pub(crate) struct Shared {
-    outgoing: mpsc::UnboundedSender<Vec<u8>>,
+    outgoing: mpsc::Sender<Vec<u8>>,
     pending: Mutex<HashMap<u64, Reply>>,
     next_id: AtomicU64,
     /// Why the connection ended, once it has.
@@ -127,7 +140,7 @@ impl Drop for Forget<'_> {
 
 impl Shared {
     /// Frames written to `outgoing` go to the server's stdin.
-    pub(crate) fn new(outgoing: mpsc::UnboundedSender<Vec<u8>>) -> Shared {
+    pub(crate) fn new(outgoing: mpsc::Sender<Vec<u8>>) -> Shared {
         Shared {
             outgoing,
             pending: Mutex::new(HashMap::new()),
@@ -149,7 +162,17 @@ impl Shared {
     fn send(&self, message: &Value) -> Result<(), RpcError> {
         let frame = framing::encode(message)
             .map_err(|e| RpcError::Closed(format!("unencodable message: {e}")))?;
-        self.outgoing.send(frame).map_err(|_| self.closed_error())
+        match self.outgoing.try_send(frame) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                let why = format!(
+                    "the language server stopped reading its input ({OUTGOING_FRAMES} messages wait for it)"
+                );
+                self.close(why.clone());
+                Err(RpcError::Closed(why))
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(self.closed_error()),
+        }
     }
 
     pub(crate) fn notify(&self, method: &str, params: Value) -> Result<(), RpcError> {
@@ -203,9 +226,10 @@ impl Shared {
             .and_then(Value::as_str);
         let mut active = lock(&self.progress);
         match kind {
-            Some("begin") => {
+            Some("begin") if active.len() < MAX_PROGRESS_TOKENS => {
                 active.insert(token);
             }
+            Some("begin") => return,
             Some("end") => {
                 active.remove(&token);
             }
@@ -230,7 +254,7 @@ impl Shared {
 
 pub(crate) async fn write_loop(
     mut stdin: impl AsyncWrite + Unpin,
-    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut queue: mpsc::Receiver<Vec<u8>>,
 ) {
     while let Some(frame) = queue.recv().await {
         if stdin.write_all(&frame).await.is_err() || stdin.flush().await.is_err() {
@@ -368,7 +392,7 @@ mod tests {
 
     #[tokio::test]
     async fn responses_reach_their_requests_and_server_requests_are_answered() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = outgoing_queue();
         let shared = Arc::new(Shared::new(tx));
         shared.next_id.store(7, Ordering::Relaxed);
         let asking = {
@@ -422,7 +446,7 @@ mod tests {
         route(&shared, progress("end"), &folders);
         assert_eq!((readiness().active, readiness().ready()), (0, true));
         let diagnostics = json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": "file:///w/a.ts", "diagnostics": []}});
-        let fresh = Shared::new(mpsc::unbounded_channel().0);
+        let fresh = Shared::new(outgoing_queue().0);
         route(&fresh, diagnostics, &folders);
         assert!(fresh.readiness.borrow().ready());
 
@@ -437,7 +461,7 @@ mod tests {
 
     #[tokio::test]
     async fn closing_fails_the_pending_requests_and_every_later_one() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = outgoing_queue();
         let shared = Arc::new(Shared::new(tx));
         let failing = {
             let shared = shared.clone();
@@ -463,7 +487,7 @@ mod tests {
 
     #[tokio::test]
     async fn requests_time_out_and_cancel() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = outgoing_queue();
         let shared = Shared::new(tx);
         let e = shared
             .request("slow", Value::Null, Duration::from_millis(20))

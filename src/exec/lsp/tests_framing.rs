@@ -8,12 +8,14 @@
 //! takes as a dead server to restart (shown at the end with a real child process).
 
 use super::framing::{self, read_message};
-use super::rpc::{lock, read_loop, write_loop, RpcError, Shared};
+use super::rpc::{
+    lock, outgoing_queue, read_loop, write_loop, RpcError, Shared, MAX_PROGRESS_TOKENS,
+    OUTGOING_FRAMES,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncWriteExt, BufReader, DuplexStream};
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -30,7 +32,7 @@ struct Fake {
 fn connect() -> Fake {
     let (client_out, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_in) = tokio::io::duplex(1 << 16);
-    let (outgoing, queue) = mpsc::unbounded_channel();
+    let (outgoing, queue) = outgoing_queue();
     let shared = Arc::new(Shared::new(outgoing));
     tokio::spawn(write_loop(client_out, queue));
     tokio::spawn(read_loop(client_in, shared.clone(), json!([])));
@@ -308,4 +310,42 @@ async fn a_server_that_sends_an_oversized_message_is_marked_dead_and_restarted()
         !Arc::ptr_eq(&first, &second),
         "the dead server was handed out again"
     );
+}
+
+/// A server that keeps sending requests and never reads our replies: the queue of replies
+/// stops at its limit, the connection is closed as hung, and the waiting request says why
+/// (instead of memory growing for as long as the server keeps asking).
+#[tokio::test]
+async fn a_server_that_never_reads_is_closed_at_the_queue_limit() {
+    let mut fake = connect();
+    let pending = fake.ask("textDocument/definition");
+    let _ = fake.next().await;
+    let ask = framing::encode(&json!({"jsonrpc": "2.0", "id": 1, "method": "workspace/configuration", "params": {"items": [{}]}})).unwrap();
+    // More replies than the pipe and the queue hold together.
+    let flood = ask.repeat(OUTGOING_FRAMES + (1 << 16) / 40);
+    let out = &mut fake.out;
+    let writing = async move {
+        let _ = out.write_all(&flood).await;
+    };
+    let (answer, ()) = tokio::join!(answer_of(pending), writing);
+    let error = answer.unwrap_err().to_string();
+    assert!(error.contains("stopped reading its input"), "{error}");
+    assert!(fake.closed().is_some());
+}
+
+/// Progress begun and never ended, under ever new tokens: at most `MAX_PROGRESS_TOKENS` are
+/// followed, and the connection stays usable.
+#[tokio::test]
+async fn endless_progress_tokens_are_bounded() {
+    let mut fake = connect();
+    for i in 0..3_000 {
+        fake.send(json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": i, "value": {"kind": "begin"}}}))
+            .await;
+    }
+    let pending = fake.ask("x");
+    let id = fake.next().await["id"].clone();
+    fake.send(json!({"jsonrpc": "2.0", "id": id, "result": 1}))
+        .await;
+    assert_eq!(answer_of(pending).await.unwrap(), json!(1));
+    assert_eq!(fake.shared.readiness.borrow().active, MAX_PROGRESS_TOKENS);
 }
