@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, watch, OnceCell};
+use tokio::sync::{watch, OnceCell};
 
 /// How long a dropped server gets to shut down before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
