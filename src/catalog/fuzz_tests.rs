@@ -5,9 +5,10 @@
 //! neighbour holds (only the cross-file checks may name them, when the broken file was the
 //! tool they refer to).
 
+use super::mcp::{record_from_mcp, schema_from_listing, McpServer, McpTool};
 use super::validate::{validate, Severity, Source, Validation};
-use super::Catalog;
-use crate::fuzz_json::{deep_text, mutate, mutation};
+use super::{Catalog, ToolDocument};
+use crate::fuzz_json::{deep_text, mutate, mutation, value};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -106,6 +107,62 @@ proptest! {
         assert_explained(&v);
         assert_good_kept(&v, usize::MAX);
         prop_assert!(errors_of(&v, "fuzz/broken.json") > 0);
+    }
+
+    /// Catalog records from what an upstream MCP server lists (any JSON in each field of a
+    /// `tools/list` entry): a record or a refused entry, its indexed text built and its
+    /// input schema compiled or refused, never a panic.
+    #[test]
+    fn mcp_listings_become_records_or_are_refused(
+        entry in proptest::collection::btree_map(
+            proptest::sample::select(vec!["name", "title", "description", "inputSchema", "outputSchema", "annotations"]),
+            value(),
+            0..6,
+        ),
+        name in "\\PC{1,20}",
+        described in proptest::option::of(value()),
+    ) {
+        let mut entry: serde_json::Map<String, Value> =
+            entry.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        if !entry.contains_key("name") {
+            entry.insert("name".into(), Value::String(name));
+        }
+        let server = McpServer { name: "fuzz".into(), title: None, description: described.map(|d| d.to_string()) };
+        let Ok(tool) = serde_json::from_value::<McpTool>(Value::Object(entry)) else {
+            return Ok(());
+        };
+        let record = record_from_mcp(&tool, Some(&server), "fuzz__tool".into(), "web".into());
+        let document = ToolDocument::from_record(0, &record);
+        prop_assert_eq!(document.tool_id, "fuzz__tool");
+        let _ = crate::schema::Schema::compile(&record.input_schema);
+    }
+
+    /// Parameter listings written as text ("Parameters: a (string, required): ...; ..."),
+    /// well formed or not: a schema object whose required names are all properties, or
+    /// `None` when the text is not a listing.
+    #[test]
+    fn parameter_listings_in_text_parse_to_consistent_schemas(
+        entries in proptest::collection::vec(
+            ("\\PC{0,10}", "\\PC{0,10}", proptest::bool::ANY, crate::hostile_text::short_text()),
+            0..5,
+        ),
+        noise in crate::hostile_text::short_text(),
+        returns in proptest::option::of(crate::hostile_text::short_text()),
+    ) {
+        let mut text = String::from("Parameters: ");
+        for (name, ty, required, description) in &entries {
+            let required = if *required { ", required" } else { "" };
+            text.push_str(&format!("{name} ({ty}{required}): {description}; "));
+        }
+        text.push_str(&noise);
+        if let Some(returns) = &returns {
+            text.push_str(&format!(" Returns: {returns}"));
+        }
+        let (schema, _) = schema_from_listing(&text).expect("a text that starts so is a listing");
+        let properties = schema["properties"].as_object().expect("properties");
+        for name in schema["required"].as_array().expect("required") {
+            prop_assert!(properties.contains_key(name.as_str().unwrap_or("")), "{}", schema);
+        }
     }
 
     /// A good file changed by one to four mutations, then perhaps cut at a byte: no panic,
