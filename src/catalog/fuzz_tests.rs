@@ -84,7 +84,7 @@ fn assert_good_kept(v: &Validation, skip: usize) {
     }
 }
 
-fn errors_of<'a>(v: &'a Validation, label: &str) -> usize {
+fn errors_of(v: &Validation, label: &str) -> usize {
     v.diagnostics
         .iter()
         .filter(|d| d.file == label && d.severity == Severity::Error)
