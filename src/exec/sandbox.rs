@@ -246,6 +246,10 @@ fn io_reason(e: &std::io::Error) -> String {
 }
 
 #[cfg(test)]
+#[path = "sandbox_fuzz_tests.rs"]
+mod fuzz_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
