@@ -7,6 +7,16 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Number, Value};
 
+/// A suite's configuration: `default` cases, or as many as `PROPTEST_CASES` asks for (a
+/// longer run than `make test` affords: `PROPTEST_CASES=10000 cargo test --lib fuzz`).
+pub(crate) fn config(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
+
 /// Numbers at the edges: zero, negatives, the integer limits, floats that are not whole,
 /// and the extremes of f64 (serde_json has no NaN or infinity; they arrive as strings).
 fn edge_number() -> impl Strategy<Value = Value> {

@@ -52,7 +52,8 @@ fn with(skip: usize, extra: Source) -> Vec<Source> {
     out
 }
 
-/// Every finding located and worded "expected ..., found ...".
+/// Every finding located and worded "expected ..., found ...": where, what was expected,
+/// what was there.
 fn assert_explained(v: &Validation) {
     for d in &v.diagnostics {
         assert!(
@@ -60,7 +61,7 @@ fn assert_explained(v: &Validation) {
             "not a JSON pointer: {d:?}"
         );
         assert!(
-            d.message.contains("expected") && !d.file.is_empty(),
+            d.message.contains("expected") && d.message.contains("found") && !d.file.is_empty(),
             "a finding that does not say what was expected: {d:?}"
         );
     }
@@ -92,7 +93,7 @@ fn errors_of(v: &Validation, label: &str) -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(crate::fuzz_json::config(128))]
 
     /// Any bytes at all as a catalog file (JSON-ish prefixes make them reach the parser's
     /// later states): an error for that file, the three good ones kept.

@@ -18,7 +18,7 @@ use crate::catalog::Catalog;
 use crate::config::ExecConfig;
 use crate::fuzz_json::{mutate, mutation, value};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -163,7 +163,7 @@ fn every_tool_ends_each_query_with_a_result_or_an_explained_error() {
         let tool = Tool::ALL[i];
         arguments(seeds[&tool].clone()).prop_map(move |args| (tool, args))
     });
-    let mut runner = TestRunner::new(Config::with_cases(256));
+    let mut runner = TestRunner::new(crate::fuzz_json::config(256));
     let outcome = runner.run(&cases, |(tool, args)| {
         let call = executor.call(tool, vec![args.clone()]);
         let result = runtime

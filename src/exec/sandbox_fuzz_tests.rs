@@ -56,7 +56,7 @@ fn path() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::fuzz_json::config(256))]
 
     #[test]
     fn accepted_paths_stay_inside_and_unprotected(raw in path()) {

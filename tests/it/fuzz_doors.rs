@@ -26,6 +26,16 @@ const POST_ROUTES: &[&str] = &[
     "/tools/call/noSuchTool",
 ];
 
+/// `default` cases, or as many as `PROPTEST_CASES` asks for (a longer run than `make test`
+/// affords).
+pub(crate) fn cases(default: u32) -> Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default);
+    Config::with_cases(cases)
+}
+
 /// The status and the body (JSON, or `Null`) of one request.
 async fn send(router: &axum::Router, method: Method, path: &str, body: String) -> (u16, Value) {
     let request = Request::builder()
@@ -122,7 +132,7 @@ fn arbitrary_bodies_and_queries_get_an_answer_or_an_envelope() {
         .build()
         .unwrap();
     let router = router(BODY_LIMIT);
-    let mut runner = TestRunner::new(Config::with_cases(128));
+    let mut runner = TestRunner::new(cases(128));
     let names = prop_oneof![
         Just("q".to_string()),
         Just("k".to_string()),

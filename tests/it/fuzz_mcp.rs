@@ -1,12 +1,13 @@
 //! Fuzzing of the MCP door, in process: arbitrary arguments to each meta-tool through rmcp's
 //! own client (every call answers, an unusable one with `isError` and a fixable message),
 //! and malformed lines on the newline-delimited stdio transport (a 100,000-deep line, text
-//! that is not JSON, JSON that is not JSON-RPC, unknown methods, a 4 MB line), after which
-//! the same session must still answer a request.
+//! that is not JSON, JSON that is not JSON-RPC, unknown methods, a 4 MB line, a 17 MB line
+//! over the transport's line limit), after which the same session must still answer a
+//! request.
 
 use crate::mcp::connect;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::TestRunner;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -66,7 +67,7 @@ fn meta_tools_answer_any_arguments() {
         .build()
         .unwrap();
     let (client, _) = runtime.block_on(connect(Options::default()));
-    let mut runner = TestRunner::new(Config::with_cases(128));
+    let mut runner = TestRunner::new(crate::fuzz_doors::cases(128));
     let cases = (proptest::sample::select(META_TOOLS), arguments());
     let outcome = runner.run(&cases, |(tool, args)| {
         let request = CallToolRequestParams::new(tool.to_string()).with_arguments(args.clone());
@@ -93,11 +94,11 @@ fn meta_tools_answer_any_arguments() {
     }
 }
 
-/// Lines from `reader` until the answer to request `id`.
-async fn answer_to(
-    reader: &mut BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
-    id: u64,
-) -> Value {
+type Lines = BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>;
+
+/// Lines from `reader` until the answer to request `id`, and the ids of the messages before.
+async fn answer_to(reader: &mut Lines, id: u64) -> (Value, Vec<Value>) {
+    let mut before = Vec::new();
     loop {
         let mut line = String::new();
         let n = reader
@@ -107,8 +108,9 @@ async fn answer_to(
         assert!(n > 0, "the session ended before answering request {id}");
         let message: Value = serde_json::from_str(&line).expect("the server writes JSON lines");
         if message["id"] == id {
-            return message;
+            return (message, before);
         }
+        before.push(message["id"].clone());
     }
 }
 
@@ -135,7 +137,7 @@ async fn malformed_lines_leave_the_session_answering() {
         .write_all(format!("{init}\n").as_bytes())
         .await
         .unwrap();
-    let answer = tokio::time::timeout(Duration::from_secs(30), answer_to(&mut reader, 1))
+    let (answer, _) = tokio::time::timeout(Duration::from_secs(30), answer_to(&mut reader, 1))
         .await
         .unwrap();
     assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
@@ -156,6 +158,8 @@ async fn malformed_lines_leave_the_session_answering() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search_tools", "arguments": 5}}).to_string(),
         json!({"jsonrpc": "2.0", "id": 4, "result": {}}).to_string(),
         long.to_string(),
+        // Over rmcp's 16 MB line limit: dropped as it arrives, not buffered whole.
+        format!("{{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": \"ping\", \"params\": {{\"pad\": \"{}\"}}}}", "x".repeat(17 << 20)),
     ];
     for line in bad_lines {
         write.write_all(line.as_bytes()).await.unwrap();
@@ -166,12 +170,16 @@ async fn malformed_lines_leave_the_session_answering() {
         .write_all(format!("{list}\n").as_bytes())
         .await
         .unwrap();
-    let answer = tokio::time::timeout(Duration::from_secs(30), answer_to(&mut reader, 9))
+    let (answer, before) = tokio::time::timeout(Duration::from_secs(30), answer_to(&mut reader, 9))
         .await
         .expect("tools/list answered after the malformed lines");
     assert_eq!(
         answer["result"]["tools"].as_array().map(Vec::len),
         Some(5),
         "{answer}"
+    );
+    assert!(
+        !before.contains(&json!(5)),
+        "the over-long line was read: {before:?}"
     );
 }

@@ -54,7 +54,11 @@ fn check<R: Request + std::fmt::Debug>(body: &Value) -> Result<(), TestCaseError
                     "{:?}",
                     v
                 );
-                prop_assert!(v.message.contains("expected"), "{:?}", v);
+                prop_assert!(
+                    v.message.contains("expected") && v.message.contains("found"),
+                    "{:?}",
+                    v
+                );
             }
             Ok(())
         }
@@ -69,7 +73,7 @@ fn check_all(body: &Value) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(crate::fuzz_json::config(128))]
 
     /// Any JSON at all, to each parser.
     #[test]

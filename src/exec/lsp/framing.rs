@@ -176,7 +176,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #![proptest_config(crate::fuzz_json::config(256))]
 
         /// Any bytes, after any header a server might send (a Content-Length of any digits,
         /// signed or huge): the decoder ends (messages, then the end or an error) without a

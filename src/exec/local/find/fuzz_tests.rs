@@ -12,7 +12,7 @@ fn near(pattern: &'static str) -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::fuzz_json::config(256))]
 
     #[test]
     fn ages_parse_or_name_their_field(raw in near("[+-]?[0-9]{0,22}[hdwmHDs ]{0,2}")) {
