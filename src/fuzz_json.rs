@@ -221,6 +221,36 @@ mod tests {
         assert_eq!(mutate(json!({"k/~": 1}), &[Mutation::Delete(0)]), json!({}));
     }
 
+    /// serde_json's depth limit (128) is what keeps a deep body, catalog file or LSP message
+    /// from overflowing the stack: no source may lift it, nor may the crate's features.
+    #[test]
+    fn nothing_lifts_the_json_depth_limit() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let needles = [
+            concat!("disable_", "recursion_limit"),
+            concat!("serde_", "stacker"),
+        ];
+        let mut stack = vec![root.join("src"), root.join("tests")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for needle in needles {
+                        assert!(!text.contains(needle), "{} uses {needle}", path.display());
+                    }
+                }
+            }
+        }
+        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.contains(concat!("unbounded_", "depth")),
+            "Cargo.toml lifts the depth limit"
+        );
+    }
+
     #[test]
     fn deep_text_nests_as_asked() {
         assert_eq!(deep_text(2, false), "[[1]]");
