@@ -10,6 +10,8 @@ mod errors;
 mod extract;
 #[cfg(test)]
 pub(crate) mod fake;
+#[cfg(test)]
+mod fuzz_tests;
 mod pull_parts;
 mod pull_window;
 mod pulls;
