@@ -15,6 +15,8 @@ mod declare;
 mod definition;
 mod fallback;
 mod framing;
+#[cfg(test)]
+mod fuzz_tests;
 mod hierarchy;
 mod references;
 mod registry;
