@@ -67,9 +67,7 @@ fn rg(pattern: &str, fixed: bool, dir: &Path) -> usize {
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (catalog, _) = Catalog::load(&root.join("catalog")).expect("shipped catalog loads");
-    let limits = toolscout::config::LimitsConfig::default().limits();
-    let executor =
-        Executor::new(ExecConfig::for_workspace(root), &catalog, limits).expect("executor");
+    let executor = Executor::new(ExecConfig::for_workspace(root), &catalog).expect("executor");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -47,6 +47,8 @@ pub mod service;
 pub mod time;
 
 #[cfg(test)]
+pub(crate) mod fuzz_json;
+#[cfg(test)]
 pub(crate) mod hostile_text;
 #[cfg(test)]
 mod layers;

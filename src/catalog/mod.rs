@@ -4,6 +4,8 @@
 
 mod checks;
 mod document;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod mcp;
 mod record;
 mod report;

@@ -174,3 +174,27 @@ fn limits_and_the_tool_time_limit_are_read_checked_and_shown() {
     let msg = load("[limits]\nworkerz = 1\n").unwrap_err().to_string();
     assert!(msg.contains("unknown field `workerz`"), "{msg}");
 }
+
+/// A configuration file nested 100,000 deep (arrays, inline tables) is an error naming the
+/// file, not a stack overflow: the TOML parser has a depth limit, and nothing here lifts it.
+#[test]
+fn deeply_nested_config_files_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolscout.toml");
+    let depth = 100_000;
+    for (open, close) in [("[", "]"), ("{a = ", "}")] {
+        let text = format!(
+            "log_level = {}1{}\n",
+            open.repeat(depth),
+            close.repeat(depth)
+        );
+        std::fs::write(&path, text).unwrap();
+        match read_file(&path) {
+            Err(Error::Config(message)) => {
+                assert!(message.contains("toolscout.toml"), "{message}")
+            }
+            Err(other) => panic!("expected a configuration error, found {other}"),
+            Ok(_) => panic!("a nested value was accepted as log_level"),
+        }
+    }
+}

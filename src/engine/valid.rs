@@ -146,4 +146,6 @@ fn strip_nulls(v: Value) -> Value {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;

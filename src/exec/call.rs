@@ -10,7 +10,7 @@ use super::resilience::{self, Circuits, Policy};
 use super::{dispatch, redact, Context, Tool};
 use crate::admission::{GateStats, Limits};
 use crate::catalog::Catalog;
-use crate::config::ExecConfig;
+use crate::config::{ExecConfig, LimitsConfig};
 use crate::error::{Error, Violation};
 use crate::schema::Schema;
 use serde_json::{json, Map, Value};
@@ -55,7 +55,16 @@ pub struct CallResult {
 
 impl Executor {
     /// An executor for the builtin tools that `catalog` binds (`execution.kind: builtin`).
-    pub fn new(config: ExecConfig, catalog: &Catalog, limits: Limits) -> Result<Executor, Error> {
+    pub fn new(config: ExecConfig, catalog: &Catalog) -> Result<Executor, Error> {
+        Executor::with_limits(config, catalog, LimitsConfig::default().limits())
+    }
+
+    /// [`Executor::new`] with the local tools' gate sized by `limits`.
+    pub fn with_limits(
+        config: ExecConfig,
+        catalog: &Catalog,
+        limits: Limits,
+    ) -> Result<Executor, Error> {
         let mut schemas = BTreeMap::new();
         for record in catalog.executable() {
             let Some(tool) = record

@@ -10,6 +10,8 @@
 
 mod call;
 pub(crate) mod error_code;
+#[cfg(test)]
+mod fuzz_tests;
 pub(crate) mod github;
 pub(crate) mod local;
 pub(crate) mod lsp;

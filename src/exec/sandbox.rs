@@ -345,3 +345,6 @@ fn io_reason(e: &std::io::Error) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -78,7 +78,9 @@ impl QueryPairs {
     }
 }
 
-/// A whole number in `min..=max` (`max == usize::MAX` means unbounded), else `default`.
+/// A whole number in `min..=max` (`max == usize::MAX` means unbounded), else `default`. With
+/// no upper bound, a number too large for `usize` reads as `usize::MAX`: the OpenAPI document
+/// promises any integer from `min` (a page past the end is an empty page, not an error).
 pub(crate) fn number(
     params: &BTreeMap<String, String>,
     key: &str,
@@ -89,7 +91,13 @@ pub(crate) fn number(
     let Some(raw) = params.get(key) else {
         return default;
     };
-    match raw.parse::<usize>() {
+    let parsed = match raw.parse::<usize>() {
+        Err(e) if max == usize::MAX && *e.kind() == std::num::IntErrorKind::PosOverflow => {
+            Ok(usize::MAX)
+        }
+        other => other,
+    };
+    match parsed {
         Ok(n) if (min..=max).contains(&n) => n,
         _ => {
             let range = if max == usize::MAX {
@@ -170,5 +178,20 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert_eq!(v[0].message, "expected a whole number >= 1, found \"0\"");
         assert_eq!(v[1].message, "expected true or false, found \"yes\"");
+    }
+
+    /// schemathesis' positive_data_acceptance sent `page=21392454143329048467459297570193408`,
+    /// an integer >= 1 as the document allows, and got 400: unbounded numbers saturate.
+    #[test]
+    fn unbounded_numbers_beyond_usize_saturate_and_bounded_ones_are_refused() {
+        let huge = "21392454143329048467459297570193408";
+        let mut v = Vec::new();
+        let map = pairs(&[("page", huge), ("per_page", huge), ("neg", "-5")]).single(None, &mut v);
+        assert_eq!(number(&map, "page", 1, (1, usize::MAX), &mut v), usize::MAX);
+        assert!(v.is_empty(), "{v:?}");
+        assert_eq!(number(&map, "per_page", 24, (1, 100), &mut v), 24);
+        assert_eq!(number(&map, "neg", 1, (1, usize::MAX), &mut v), 1);
+        let pointers: Vec<&str> = v.iter().map(|v| v.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/per_page", "/neg"]);
     }
 }

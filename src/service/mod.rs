@@ -94,7 +94,7 @@ impl Service {
     /// A service over an engine already built.
     pub fn with_engine(config: Config, engine: Engine, load: LoadReport) -> Result<Service> {
         let limits = config.limits.limits();
-        let executor = Executor::new(config.exec.clone(), engine.catalog(), limits)?;
+        let executor = Executor::with_limits(config.exec.clone(), engine.catalog(), limits)?;
         let search = &config.search;
         let budget = if search.cache_enabled {
             search.cache_max_bytes / 2

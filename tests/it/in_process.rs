@@ -17,7 +17,7 @@ use toolscout::service::{LoadReport, Service};
 use tower::ServiceExt;
 
 /// The whole router over the shipped catalog, without the model, logs or vector cache.
-fn router(max_body_bytes: usize) -> axum::Router {
+pub(crate) fn router(max_body_bytes: usize) -> axum::Router {
     app(state(max_body_bytes))
 }
 

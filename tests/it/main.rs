@@ -14,6 +14,8 @@ mod compare;
 mod doors;
 mod eval;
 mod formats;
+mod fuzz_doors;
+mod fuzz_mcp;
 mod gateway;
 mod gateway_categories;
 mod gateway_everything;

@@ -10,6 +10,8 @@ mod errors;
 mod extract;
 #[cfg(test)]
 pub(crate) mod fake;
+#[cfg(test)]
+mod fuzz_tests;
 mod pull_parts;
 mod pull_window;
 mod pulls;
@@ -241,8 +243,7 @@ mod tests {
         config.github_api_url = fake.base.clone();
         config.github_token = Some("tok".into());
         let (catalog, _) = Catalog::load(&crate::config::default_dir("catalog")).expect("catalog");
-        let limits = crate::config::LimitsConfig::default().limits();
-        let executor = Executor::new(config, &catalog, limits).expect("executor");
+        let executor = Executor::new(config, &catalog).expect("executor");
         (fake, executor)
     }
 

@@ -282,11 +282,14 @@ fn repository(item: &Value) -> Value {
             r[to] = json!(n);
         }
     }
-    if let Some(topics) = item
+    // Only the topics that are text: the answer promises strings (its return_schema), and
+    // GitHub's array is passed on, not trusted.
+    let topics: Vec<&str> = item
         .get("topics")
         .and_then(Value::as_array)
-        .filter(|t| !t.is_empty())
-    {
+        .map(|t| t.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !topics.is_empty() {
         r["topics"] = json!(topics);
     }
     r

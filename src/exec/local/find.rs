@@ -9,6 +9,8 @@
 
 mod filters;
 pub(super) mod format;
+#[cfg(test)]
+mod fuzz_tests;
 mod parse;
 #[cfg(test)]
 mod tests;

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, watch, OnceCell};
+use tokio::sync::{watch, OnceCell};
 
 /// How long a dropped server gets to shut down before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -71,7 +71,7 @@ impl Client {
                 launch.name()
             )));
         };
-        let (outgoing, queue) = mpsc::unbounded_channel();
+        let (outgoing, queue) = super::rpc::outgoing_queue();
         let shared = Arc::new(Shared::new(outgoing));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail_writer = tail.clone();

@@ -56,11 +56,7 @@ pub(crate) async fn read_message<R: AsyncBufRead + Unpin>(
             Some((name, value)) => {
                 in_header = true;
                 if name.trim().eq_ignore_ascii_case("content-length") {
-                    let n = value
-                        .trim()
-                        .parse()
-                        .map_err(|_| invalid(format!("bad Content-Length '{}'", value.trim())))?;
-                    length = Some(n);
+                    length = Some(content_length(value.trim())?);
                 }
             }
             None if !in_header => continue,
@@ -68,16 +64,28 @@ pub(crate) async fn read_message<R: AsyncBufRead + Unpin>(
         }
     }
     let length = length.ok_or_else(|| invalid("a message without Content-Length"))?;
-    if length > MAX_BODY {
-        return Err(invalid(format!(
-            "a message of {length} bytes is over the {MAX_BODY}-byte limit"
-        )));
-    }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).await?;
     serde_json::from_slice(&body)
         .map(Some)
         .map_err(|e| invalid(format!("the body is not JSON: {e}")))
+}
+
+/// A `Content-Length` value, refused at once when over the limit (before the rest of the
+/// header, and long before a body buffer exists), also when too large for any integer.
+fn content_length(text: &str) -> std::io::Result<usize> {
+    let over = || {
+        let shown: String = text.chars().take(30).collect();
+        invalid(format!(
+            "a message of {shown} bytes is over the {MAX_BODY}-byte limit"
+        ))
+    };
+    match text.parse::<usize>() {
+        Ok(n) if n <= MAX_BODY => Ok(n),
+        Ok(_) => Err(over()),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(over()),
+        Err(_) => Err(invalid(format!("bad Content-Length '{text}'"))),
+    }
 }
 
 #[cfg(test)]
@@ -114,5 +122,108 @@ mod tests {
         assert!(read_message(&mut BufReader::new(huge.as_bytes()))
             .await
             .is_err());
+    }
+
+    /// Serves `data` a few bytes per read, in the sizes `steps` cycles through, the way a
+    /// pipe hands over what a server wrote.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        steps: Vec<usize>,
+        reads: usize,
+    }
+
+    impl tokio::io::AsyncRead for Trickle {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let step = self.steps[self.reads % self.steps.len()].max(1);
+            self.reads += 1;
+            let at = self.at;
+            let end = (at + step).min(self.data.len()).min(at + buf.remaining());
+            buf.put_slice(&self.data[at..end]);
+            self.at = end;
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    fn trickle(data: Vec<u8>, steps: Vec<usize>) -> BufReader<Trickle> {
+        BufReader::new(Trickle {
+            data,
+            at: 0,
+            steps,
+            reads: 0,
+        })
+    }
+
+    /// Every message `reader` yields until the end or the first error.
+    fn read_all(mut reader: BufReader<Trickle>) -> (Vec<Value>, Option<std::io::Error>) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let mut out = Vec::new();
+            loop {
+                match read_message(&mut reader).await {
+                    Ok(Some(m)) => out.push(m),
+                    Ok(None) => return (out, None),
+                    Err(e) => return (out, Some(e)),
+                }
+            }
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::fuzz_json::config(256))]
+
+        /// Any bytes, after any header a server might send (a Content-Length of any digits,
+        /// signed or huge): the decoder ends (messages, then the end or an error) without a
+        /// panic, and a length over the limit is refused by name.
+        #[test]
+        fn arbitrary_bytes_end_in_messages_or_an_error(
+            length in proptest::option::of("[-+]?[0-9]{1,25}"),
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512),
+            steps in proptest::collection::vec(1usize..64, 1..4),
+        ) {
+            let mut data = Vec::new();
+            if let Some(length) = &length {
+                data.extend(format!("Content-Length: {length}\r\n\r\n").into_bytes());
+            }
+            data.extend(bytes);
+            let (_, error) = read_all(trickle(data, steps));
+            let over = length.as_deref().and_then(|l| l.parse::<u128>().ok()).is_some_and(|n| n > MAX_BODY as u128);
+            if over {
+                let error = error.expect("an oversized length is an error");
+                proptest::prop_assert!(error.to_string().contains("limit"), "{}", error);
+            }
+        }
+
+        /// Messages of any JSON, each perhaps after a banner line, arrive whole and in order
+        /// however the stream is cut into reads.
+        #[test]
+        fn framed_messages_survive_any_cutting(
+            results in proptest::collection::vec(crate::fuzz_json::value(), 1..6),
+            banners in proptest::collection::vec(proptest::option::of("[a-zA-Z .]{0,30}\n"), 6),
+            steps in proptest::collection::vec(1usize..300, 1..5),
+        ) {
+            let mut data = Vec::new();
+            let mut expected = Vec::new();
+            for (i, result) in results.into_iter().enumerate() {
+                let message = json!({"jsonrpc": "2.0", "id": i, "result": result});
+                let frame = encode(&message).unwrap();
+                // What the decoder should give: the body as serde_json reads it back.
+                let body_at = frame.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+                expected.push(serde_json::from_slice::<Value>(&frame[body_at..]).unwrap());
+                if let Some(banner) = &banners[i] {
+                    data.extend(banner.as_bytes());
+                }
+                data.extend(frame);
+            }
+            let (got, error) = read_all(trickle(data, steps));
+            proptest::prop_assert!(error.is_none(), "{:?}", error);
+            proptest::prop_assert_eq!(got, expected);
+        }
     }
 }

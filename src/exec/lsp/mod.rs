@@ -15,6 +15,8 @@ mod declare;
 mod definition;
 mod fallback;
 mod framing;
+#[cfg(test)]
+mod fuzz_tests;
 mod hierarchy;
 mod references;
 mod registry;
@@ -26,6 +28,8 @@ mod text;
 mod tests;
 #[cfg(test)]
 mod tests_fallback;
+#[cfg(test)]
+mod tests_framing;
 
 use super::outcome::{Failure, Outcome, QueryError, ToolErrorCode};
 use super::{parse_query, Context, Tool};

@@ -14,6 +14,19 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 
+/// Frames waiting for the server to read its input. Our replies to its requests queue here,
+/// so a server that keeps asking and never reads would otherwise grow the queue without
+/// limit; at the limit the connection is closed as hung.
+pub(crate) const OUTGOING_FRAMES: usize = 1024;
+/// Work-done progress tokens followed at once; a server that begins more without ending any
+/// has its extra ones ignored rather than kept without limit.
+pub(crate) const MAX_PROGRESS_TOKENS: usize = 1024;
+
+/// The queue of frames to the server's stdin, bounded (`OUTGOING_FRAMES`).
+pub(crate) fn outgoing_queue() -> (mpsc::Sender<Vec<u8>>, mpsc::Receiver<Vec<u8>>) {
+    mpsc::channel(OUTGOING_FRAMES)
+}
+
 /// Time limit of every request, `initialize` included.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Stderr lines kept: the first few (where errors are usually named) and the last ones.
@@ -102,7 +115,7 @@ impl Readiness {
 
 /// What the client, its reader task and its shutdown share.
 pub(crate) struct Shared {
-    outgoing: mpsc::UnboundedSender<Vec<u8>>,
+    outgoing: mpsc::Sender<Vec<u8>>,
     pending: Mutex<HashMap<u64, Reply>>,
     next_id: AtomicU64,
     /// Why the connection ended, once it has.
@@ -127,7 +140,7 @@ impl Drop for Forget<'_> {
 
 impl Shared {
     /// Frames written to `outgoing` go to the server's stdin.
-    pub(crate) fn new(outgoing: mpsc::UnboundedSender<Vec<u8>>) -> Shared {
+    pub(crate) fn new(outgoing: mpsc::Sender<Vec<u8>>) -> Shared {
         Shared {
             outgoing,
             pending: Mutex::new(HashMap::new()),
@@ -149,7 +162,17 @@ impl Shared {
     fn send(&self, message: &Value) -> Result<(), RpcError> {
         let frame = framing::encode(message)
             .map_err(|e| RpcError::Closed(format!("unencodable message: {e}")))?;
-        self.outgoing.send(frame).map_err(|_| self.closed_error())
+        match self.outgoing.try_send(frame) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                let why = format!(
+                    "the language server stopped reading its input ({OUTGOING_FRAMES} messages wait for it)"
+                );
+                self.close(why.clone());
+                Err(RpcError::Closed(why))
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(self.closed_error()),
+        }
     }
 
     pub(crate) fn notify(&self, method: &str, params: Value) -> Result<(), RpcError> {
@@ -203,9 +226,10 @@ impl Shared {
             .and_then(Value::as_str);
         let mut active = lock(&self.progress);
         match kind {
-            Some("begin") => {
+            Some("begin") if active.len() < MAX_PROGRESS_TOKENS => {
                 active.insert(token);
             }
+            Some("begin") => return,
             Some("end") => {
                 active.remove(&token);
             }
@@ -230,7 +254,7 @@ impl Shared {
 
 pub(crate) async fn write_loop(
     mut stdin: impl AsyncWrite + Unpin,
-    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut queue: mpsc::Receiver<Vec<u8>>,
 ) {
     while let Some(frame) = queue.recv().await {
         if stdin.write_all(&frame).await.is_err() || stdin.flush().await.is_err() {
@@ -301,15 +325,9 @@ fn route(shared: &Shared, message: Value, folders: &Value) {
             let Some(waiting) = id.as_u64().and_then(|id| lock(&shared.pending).remove(&id)) else {
                 return;
             };
-            let outcome = match message.get("error") {
-                Some(error) => Err(RpcError::Server {
-                    code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                }),
+            // `"error": null` beside a result is a success (some servers send both keys).
+            let outcome = match message.get("error").filter(|e| !e.is_null()) {
+                Some(error) => Err(server_error(error)),
                 None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
             };
             let _ = waiting.send(outcome);
@@ -321,6 +339,23 @@ fn route(shared: &Shared, message: Value, folders: &Value) {
                 .send_if_modified(|r| !std::mem::replace(&mut r.diagnosed, true));
         }
         _ => {}
+    }
+}
+
+/// A JSON-RPC error object as an `RpcError`. One without the string `message` the protocol
+/// asks for is shown as it came (cut to 200 characters), so the caller still learns something.
+fn server_error(error: &Value) -> RpcError {
+    let message = match error.get("message").and_then(Value::as_str) {
+        Some(text) => text.to_string(),
+        None => {
+            let raw = error.to_string();
+            let cut: String = raw.chars().take(200).collect();
+            format!("a malformed error object: {cut}")
+        }
+    };
+    RpcError::Server {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message,
     }
 }
 
@@ -352,143 +387,5 @@ fn answer(method: &str, params: Option<&Value>, folders: &Value) -> Result<Value
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn responses_reach_their_requests_and_server_requests_are_answered() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared::new(tx));
-        shared.next_id.store(7, Ordering::Relaxed);
-        let asking = {
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                shared
-                    .request("textDocument/definition", json!({}), Duration::from_secs(5))
-                    .await
-            })
-        };
-        let sent = rx.recv().await.unwrap();
-        let mut reader = BufReader::new(&sent[..]);
-        let request = read_message(&mut reader).await.unwrap().unwrap();
-        assert_eq!(
-            (request["id"].as_u64(), request["method"].as_str()),
-            (Some(7), Some("textDocument/definition"))
-        );
-
-        let folders = json!([{"uri": "file:///w", "name": "w"}]);
-        route(
-            &shared,
-            json!({"jsonrpc": "2.0", "id": "s1", "method": "workspace/configuration", "params": {"items": [{}, {}]}}),
-            &folders,
-        );
-        let reply = rx.recv().await.unwrap();
-        let reply = read_message(&mut BufReader::new(&reply[..]))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            (reply["id"].clone(), reply["result"].clone()),
-            (json!("s1"), json!([null, null]))
-        );
-        route(
-            &shared,
-            json!({"jsonrpc": "2.0", "id": 3, "method": "made/up"}),
-            &folders,
-        );
-        let reply = rx.recv().await.unwrap();
-        let reply = read_message(&mut BufReader::new(&reply[..]))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(reply["error"]["code"], -32601);
-
-        let progress = |kind: &str| json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "load", "value": {"kind": kind}}});
-        let readiness = || *shared.readiness.borrow();
-        route(&shared, progress("begin"), &folders);
-        assert_eq!((readiness().active, readiness().ready()), (1, false));
-        route(&shared, progress("report"), &folders);
-        route(&shared, progress("end"), &folders);
-        assert_eq!((readiness().active, readiness().ready()), (0, true));
-        let diagnostics = json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": "file:///w/a.ts", "diagnostics": []}});
-        let fresh = Shared::new(mpsc::unbounded_channel().0);
-        route(&fresh, diagnostics, &folders);
-        assert!(fresh.readiness.borrow().ready());
-
-        route(
-            &shared,
-            json!({"jsonrpc": "2.0", "id": 7, "result": [1]}),
-            &folders,
-        );
-        assert_eq!(asking.await.unwrap().unwrap(), json!([1]));
-        assert!(lock(&shared.pending).is_empty());
-    }
-
-    #[tokio::test]
-    async fn closing_fails_the_pending_requests_and_every_later_one() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared::new(tx));
-        let failing = {
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                shared
-                    .request("x", Value::Null, Duration::from_secs(5))
-                    .await
-            })
-        };
-        let _ = rx.recv().await.unwrap();
-        shared.close("the language server exited".into());
-        assert_eq!(
-            failing.await.unwrap(),
-            Err(RpcError::Closed("the language server exited".into()))
-        );
-        assert!(matches!(
-            shared
-                .request("y", Value::Null, Duration::from_secs(1))
-                .await,
-            Err(RpcError::Closed(_))
-        ));
-    }
-
-    #[tokio::test]
-    async fn requests_time_out_and_cancel() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let shared = Shared::new(tx);
-        let e = shared
-            .request("slow", Value::Null, Duration::from_millis(20))
-            .await
-            .unwrap_err();
-        assert_eq!(
-            e,
-            RpcError::Timeout {
-                method: "slow".into()
-            }
-        );
-        assert!(lock(&shared.pending).is_empty());
-        let _request = rx.recv().await.unwrap();
-        let cancel = rx.recv().await.unwrap();
-        let cancel = read_message(&mut BufReader::new(&cancel[..]))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            (cancel["method"].as_str(), cancel["params"]["id"].as_u64()),
-            (Some("$/cancelRequest"), Some(1))
-        );
-        assert!(RpcError::Server {
-            code: -32801,
-            message: "".into()
-        }
-        .not_ready());
-        assert!(RpcError::Server {
-            code: 1,
-            message: "No Project.".into()
-        }
-        .not_ready());
-        assert!(!RpcError::Server {
-            code: -32603,
-            message: "boom".into()
-        }
-        .not_ready());
-    }
-}
+#[path = "rpc_tests.rs"]
+mod tests;

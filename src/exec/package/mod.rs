@@ -8,6 +8,8 @@
 //! A package that does not exist is an empty result with hints, not an error: the agent
 //! asked a fair question and the answer is "no". Errors are for registries that failed.
 
+#[cfg(test)]
+mod fuzz_tests;
 mod http;
 mod npm;
 mod npm_record;
