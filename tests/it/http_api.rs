@@ -329,6 +329,9 @@ async fn response_bodies_snapshot() {
         ".version" => "[version]",
         ".models" => "[models]",
         ".semantic_search.reason" => "[reason]",
+        // One worker per core, 32 places a worker: the machine's, not the server's.
+        ".gates.*.workers" => "[cores]",
+        ".gates.*.queue" => "[32 x cores]",
     });
 }
 
