@@ -7,12 +7,13 @@
 //! to back off (503 with `Retry-After`) instead of timing out.
 //!
 //! How long a request may wait follows CoDel (Nichols and Jacobson, "Controlling Queue
-//! Delay"): a queue that empties now and then is a burst, and a waiter may stay up to
-//! `max_wait`; a queue that has not emptied for `STANDING` is load beyond capacity, and then
-//! a waiter gives up after `overload_wait`. So a burst of agents is served whole, while under
-//! sustained overload the requests that are accepted still answer within about one service
-//! time of an idle server's latency, and the rest are refused quickly instead of all of them
-//! answering late.
+//! Delay", and its use for request queues in "Fail at Scale", Maurer 2015): a queue that
+//! empties now and then is a burst, and a waiter may stay up to `max_wait`; a queue that has
+//! not emptied for `STANDING`, or that had to refuse a request within it, is load beyond
+//! capacity, and then a waiter gives up after `overload_wait`. So a burst of agents is
+//! served whole, while under sustained overload the requests that are accepted still answer
+//! within about one service time of an idle server's latency, and the rest are refused
+//! quickly instead of all of them answering late.
 //!
 //! A request dropped while it waits (its client went away) leaves the queue and costs
 //! nothing more; work already started runs to its end, which the permit bounds.
@@ -76,6 +77,8 @@ pub struct Gate {
     epoch: Instant,
     /// When (ms after `epoch`) a request last found a worker free: the queue was empty.
     idle_at: AtomicU64,
+    /// When (ms after `epoch`, plus one; 0: never) a request was last refused.
+    refused_at: AtomicU64,
     admitted: AtomicU64,
     refused: AtomicU64,
 }
@@ -103,6 +106,7 @@ impl Gate {
             waiting: AtomicUsize::new(0),
             epoch: Instant::now(),
             idle_at: AtomicU64::new(0),
+            refused_at: AtomicU64::new(0),
             admitted: AtomicU64::new(0),
             refused: AtomicU64::new(0),
         }
@@ -157,14 +161,22 @@ impl Gate {
         }
     }
 
-    /// The queue has not emptied for `STANDING`.
+    /// The queue has not emptied for `STANDING`, or a request was refused within it. The
+    /// second keeps an overload an overload: the short waits drain the queue now and then,
+    /// and a request that then finds a worker free must not turn the next ones patient
+    /// again while the load goes on (that swing put the p99 at twice the load at 120 ms).
     fn standing(&self) -> bool {
+        let now = self.now_ms();
+        let interval = STANDING.as_millis() as u64;
         let idle_at = self.idle_at.load(Ordering::Relaxed);
-        self.now_ms().saturating_sub(idle_at) > STANDING.as_millis() as u64
+        let refused_at = self.refused_at.load(Ordering::Relaxed);
+        now.saturating_sub(idle_at) > interval
+            || (refused_at > 0 && now + 1 - refused_at <= interval)
     }
 
     fn refuse(&self, waiting: usize, started: Instant) -> Refused {
         self.refused.fetch_add(1, Ordering::Relaxed);
+        self.refused_at.store(self.now_ms() + 1, Ordering::Relaxed);
         Refused::Overloaded {
             work: self.work,
             workers: self.limits.workers,

@@ -21,7 +21,8 @@ pub struct LimitsConfig {
     pub queue: usize,
     /// Longest wait in a burst, in milliseconds.
     pub max_wait_ms: u64,
-    /// Longest wait once the queue has not emptied for 100 ms (sustained overload).
+    /// Longest wait once the queue has not emptied for 100 ms, or refused a request within
+    /// the last 100 ms (sustained overload).
     pub overload_wait_ms: u64,
 }
 
@@ -30,7 +31,7 @@ impl Default for LimitsConfig {
         LimitsConfig {
             workers: 0,
             queue: 0,
-            max_wait_ms: 1_000,
+            max_wait_ms: 250,
             overload_wait_ms: 5,
         }
     }
