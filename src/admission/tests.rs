@@ -167,3 +167,21 @@ async fn work_that_panics_is_reported_and_frees_its_worker() {
     assert_eq!(gate.run(|| 3).await, Ok(3));
     assert_eq!(gate.stats().busy, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_keeps_the_next_arrivals_short_though_a_worker_was_just_free() {
+    let gate = Arc::new(Gate::new("search", limits(1, 16, 60_000, 20)));
+    let (release, holder) = hold(&gate).await;
+    tokio::time::sleep(STANDING + Duration::from_millis(50)).await;
+    assert!(gate.run(|| ()).await.is_err(), "a standing queue refuses");
+    release.send(()).unwrap();
+    holder.await.unwrap();
+    // A worker was free a moment ago (the queue emptied), but the refusal was within the
+    // interval: this is still the overload, and the next waiter is not given a minute.
+    let (release, holder) = hold(&gate).await;
+    let next = tokio::time::timeout(Duration::from_secs(5), gate.run(|| ())).await;
+    let refused = next.expect("waited past the short wait").unwrap_err();
+    assert!(matches!(refused, Refused::Overloaded { .. }), "{refused:?}");
+    release.send(()).unwrap();
+    holder.await.unwrap();
+}
