@@ -38,6 +38,7 @@ mod mcp_reload;
 mod mcp_tokens;
 mod model_faults;
 mod recommend;
+mod redaction;
 mod reload;
 mod runnable;
 mod search;
