@@ -106,7 +106,13 @@ fn is_placeholder(v: &str) -> bool {
 
 /// Regex and template fragments (`[A-Za-z0-9]{32}`, `\d+`, `(?i)`) are not credentials.
 fn is_code_like(v: &str) -> bool {
-    v.contains('\\') || v.contains("()") || v.contains("](") || v.contains("]{") || v.contains("(?")
+    v.contains('\\')
+        || v.contains("()")
+        || v.contains("](")
+        || v.contains("]{")
+        || v.contains("(?")
+        || v.contains("::")
+        || v.starts_with(':')
 }
 
 fn is_path_or_url(v: &str) -> bool {
@@ -121,10 +127,11 @@ fn has_separator(v: &str, seps: &[char]) -> bool {
     v.contains(|c| seps.contains(&c))
 }
 
-/// Made of words: every `_`/`-`/`.`/`:` separated part is letters, optionally ending in up to
-/// three digits (`v2`, `sha256`), or a short number. `user_input2`, `token-v2`, `hunter22`.
+/// Made of words: every `_`/`-`/`.`/`:`/`/`/`#` separated part is letters, optionally ending
+/// in up to three digits (`v2`, `sha256`), or a short number. `user_input2`, `token-v2`,
+/// `hunter22`, `owner256/home#assets/credentials` (a path to credentials, not one).
 fn wordy(v: &str) -> bool {
-    v.split(['_', '-', '.', ':']).all(|part| {
+    v.split(['_', '-', '.', ':', '/', '#']).all(|part| {
         let letters = part.trim_end_matches(|c: char| c.is_ascii_digit());
         let digits = part.len() - letters.len();
         let word = letters.chars().all(|c| c.is_ascii_alphabetic())

@@ -1,19 +1,20 @@
 //! Secret redaction over everything a tool returns. Each match of a known credential shape
 //! becomes `[REDACTED-<NAME>]`, so the agent sees that something was there and what kind,
 //! never the value. The kinds are data (`patterns.rs`, `vendors.rs`); keyword-anchored ones
-//! pass a value check (`checks.rs`) so variable references and plain words stay. A
-//! `RegexSet` finds which rows occur, so clean text costs one scan.
+//! pass a value check (`checks.rs`) so variable references and plain words stay. A literal
+//! prefilter (`prefilter.rs`) finds which rows can occur in one pass; only those run.
 //!
 //! The corpus every kind is tested against is `tests/fixtures/secrets/corpus.json`.
 
 mod checks;
 mod patterns;
+mod prefilter;
 mod vendors;
 
 #[cfg(test)]
 mod tests;
 
-use regex::{Captures, Regex, RegexSet};
+use regex::{Captures, Regex};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -30,7 +31,7 @@ struct Row {
 }
 
 struct Compiled {
-    set: RegexSet,
+    prefilter: prefilter::Prefilter,
     rows: Vec<Row>,
 }
 
@@ -47,7 +48,7 @@ fn compiled() -> &'static Compiled {
         let sources: Vec<String> = patterns::all()
             .map(|k| ascii_boundaries(k.pattern))
             .collect();
-        let set = RegexSet::new(&sources).unwrap_or_else(|_| RegexSet::empty());
+        let prefilter = prefilter::Prefilter::new(patterns::all().map(|k| (k.name, k.pattern)));
         let rows = patterns::all()
             .zip(&sources)
             .filter_map(|(kind, source)| {
@@ -59,7 +60,7 @@ fn compiled() -> &'static Compiled {
                 })
             })
             .collect();
-        Compiled { set, rows }
+        Compiled { prefilter, rows }
     })
 }
 
@@ -89,13 +90,9 @@ pub fn redact_reporting<'t>(
         return Cow::Borrowed("[CONTENT-REDACTED-SIZE-LIMIT]");
     }
     let c = compiled();
-    let hits = c.set.matches(text);
-    if !hits.matched_any() {
-        return Cow::Borrowed(text);
-    }
+    let candidates = c.prefilter.candidates(text);
     let mut out: Option<String> = None;
-    for i in hits.iter() {
-        let row = &c.rows[i];
+    for (row, _) in c.rows.iter().zip(&candidates).filter(|(_, run)| **run) {
         let current = out.as_deref().unwrap_or(text);
         let mut changed = false;
         let replaced = row.regex.replace_all(current, |caps: &Captures| {

@@ -177,7 +177,7 @@ const STRUCTURES: &[Kind] = &[
     ),
     v(
         "URLQUERYSECRET",
-        r"(?i)[?&](?:password|passwd|pwd|api_?key|apikey|access_token|auth_token|token|secret|client_secret|private_token)=(?P<s>[^&\s\x22'#<>]{8,})",
+        r"(?i)[?&](?:password|passwd|pwd|api_?key|apikey|access_token|auth_token|token|secret|client_secret|private_token)=(?P<s>[^&\s\x22'#<>]{16,})",
     ),
     v(
         "XMLSECRET",

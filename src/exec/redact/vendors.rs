@@ -182,7 +182,10 @@ pub(super) const DEV: &[Kind] = &[
     k("NUGETAPIKEY", r"\boy2[a-z0-9]{43}\b"),
     k("CRATESIOTOKEN", r"\bcio[A-Za-z0-9]{32}\b"),
     k("DOCKERHUBTOKEN", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}"),
-    k("JFROGAPIKEY", r"\bAKCp[A-Za-z0-9]{69}\b"),
+    k(
+        "JFROGAPIKEY",
+        r"(?:^|[^A-Za-z0-9+/])(?P<s>AKCp[A-Za-z0-9]{69})(?:[^A-Za-z0-9+/=]|$)",
+    ),
     k("JFROGREFERENCETOKEN", r"\bcmVmdGtu[A-Za-z0-9]{56,}\b"),
     k(
         "SNYKTOKEN",
@@ -277,7 +280,11 @@ pub(super) const SERVICES: &[Kind] = &[
         r"\bx(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}\b",
     ),
     k("MANDRILLAPIKEY", semi!("mandrill", r"[A-Za-z0-9_-]{22}")),
-    k("FACEBOOKACCESSTOKEN", r"\bEAA[BCGIJ][A-Za-z0-9]{80,}"),
+    // Alphanumeric only: a run inside base64 data (bounded by `+`, `/`, `=`) is not one.
+    k(
+        "FACEBOOKACCESSTOKEN",
+        r"(?:^|[^A-Za-z0-9+/])(?P<s>EAA[BCGIJ][A-Za-z0-9]{80,})(?:[^A-Za-z0-9+/=]|$)",
+    ),
     k(
         "TWITTERBEARERTOKEN",
         r"\bA{20,}[A-Za-z0-9]{4,}%[A-Za-z0-9%]{20,}",
