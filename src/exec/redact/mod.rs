@@ -2,7 +2,8 @@
 //! becomes `[REDACTED-<NAME>]`, so the agent sees that something was there and what kind,
 //! never the value. The kinds are data (`patterns.rs`, `vendors.rs`); keyword-anchored ones
 //! pass a value check (`checks.rs`) so variable references and plain words stay. A literal
-//! prefilter (`prefilter.rs`) finds which rows can occur in one pass; only those run.
+//! prefilter (`prefilter.rs`) finds in one pass which rows can occur and on which lines; only
+//! those run, there.
 //!
 //! The corpus every kind is tested against is `tests/fixtures/secrets/corpus.json`.
 
@@ -33,6 +34,8 @@ struct Row {
 struct Compiled {
     prefilter: prefilter::Prefilter,
     rows: Vec<Row>,
+    /// Rows that must see the whole text: their matches can span lines.
+    whole: Vec<bool>,
 }
 
 /// `\b` as an ASCII word boundary: a Unicode one makes the lazy DFA give up on the first
@@ -60,7 +63,12 @@ fn compiled() -> &'static Compiled {
                 })
             })
             .collect();
-        Compiled { prefilter, rows }
+        let whole = patterns::all().map(|k| k.multiline).collect();
+        Compiled {
+            prefilter,
+            rows,
+            whole,
+        }
     })
 }
 
@@ -90,34 +98,66 @@ pub fn redact_reporting<'t>(
         return Cow::Borrowed("[CONTENT-REDACTED-SIZE-LIMIT]");
     }
     let c = compiled();
-    let candidates = c.prefilter.candidates(text);
+    // Rows that can span lines (key blocks) and rows without anchors run over the whole
+    // text; the rest run only on the lines where one of their anchors occurs, so a text
+    // without secrets costs the prefilter's one pass and a few regex runs on short lines.
+    let plan = c.prefilter.plan(text, &c.whole);
     let mut out: Option<String> = None;
-    for (row, _) in c.rows.iter().zip(&candidates).filter(|(_, run)| **run) {
-        let current = out.as_deref().unwrap_or(text);
-        let mut changed = false;
-        let replaced = row.regex.replace_all(current, |caps: &Captures| {
-            let (whole, secret) = whole_and_secret(caps);
-            if !checks::passes(row.check, secret.as_str()) {
-                return whole.as_str().to_string();
-            }
-            changed = true;
-            // Whitespace a key body's pattern took after the key stays as it was.
-            let value = secret.as_str().trim_end();
-            found(row.name, value);
-            let from = secret.start() - whole.start();
-            let to = from + value.len();
-            // A secret over several lines leaves its line breaks, so line numbers (a search
-            // hit, `startLine`, an LSP position) still point where they did, and each of
-            // those lines shows the label, so a line read alone says what it held.
-            let breaks = format!("\n{}", row.label).repeat(value.matches('\n').count());
-            let (head, tail) = (&whole.as_str()[..from], &whole.as_str()[to..]);
-            format!("{head}{}{breaks}{tail}", row.label)
-        });
-        if changed {
-            out = Some(replaced.into_owned());
+    for (_, row) in c.rows.iter().enumerate().filter(|(i, _)| plan.whole[*i]) {
+        if let Some(changed) = apply(row, out.as_deref().unwrap_or(text), &mut found) {
+            out = Some(changed);
         }
     }
-    out.map_or(Cow::Borrowed(text), Cow::Owned)
+    let base = out.as_deref().unwrap_or(text);
+    let lines = match &out {
+        Some(changed) => c.prefilter.plan(changed, &c.whole).lines,
+        None => plan.lines,
+    };
+    let mut rebuilt = String::new();
+    let mut copied = 0;
+    for (start, end, rows) in lines {
+        let mut line: Option<String> = None;
+        for &i in &rows {
+            let current = line.as_deref().unwrap_or(&base[start..end]);
+            if let Some(changed) = apply(&c.rows[i], current, &mut found) {
+                line = Some(changed);
+            }
+        }
+        if let Some(line) = line {
+            rebuilt.push_str(&base[copied..start]);
+            rebuilt.push_str(&line);
+            copied = end;
+        }
+    }
+    if copied == 0 {
+        return out.map_or(Cow::Borrowed(text), Cow::Owned);
+    }
+    rebuilt.push_str(&base[copied..]);
+    Cow::Owned(rebuilt)
+}
+
+/// `text` with `row`'s secrets replaced, or `None` when it had none.
+fn apply(row: &Row, text: &str, found: &mut impl FnMut(&'static str, &str)) -> Option<String> {
+    let mut changed = false;
+    let replaced = row.regex.replace_all(text, |caps: &Captures| {
+        let (whole, secret) = whole_and_secret(caps);
+        if !checks::passes(row.check, secret.as_str()) {
+            return whole.as_str().to_string();
+        }
+        changed = true;
+        // Whitespace a key body's pattern took after the key stays as it was.
+        let value = secret.as_str().trim_end();
+        found(row.name, value);
+        let from = secret.start() - whole.start();
+        let to = from + value.len();
+        // A secret over several lines leaves its line breaks, so line numbers (a search
+        // hit, `startLine`, an LSP position) still point where they did, and each of
+        // those lines shows the label, so a line read alone says what it held.
+        let breaks = format!("\n{}", row.label).repeat(value.matches('\n').count());
+        let (head, tail) = (&whole.as_str()[..from], &whole.as_str()[to..]);
+        format!("{head}{}{breaks}{tail}", row.label)
+    });
+    changed.then(|| replaced.into_owned())
 }
 
 /// The match, and the part of it that is the secret (the group `s`, else all of it).

@@ -26,6 +26,8 @@ pub(crate) struct Kind {
     pub(crate) name: &'static str,
     pub(crate) pattern: &'static str,
     pub(crate) check: Check,
+    /// Matches can span lines, so the row runs over the whole text, not line by line.
+    pub(crate) multiline: bool,
 }
 
 pub(super) const fn k(name: &'static str, pattern: &'static str) -> Kind {
@@ -33,6 +35,7 @@ pub(super) const fn k(name: &'static str, pattern: &'static str) -> Kind {
         name,
         pattern,
         check: Check::Shape,
+        multiline: false,
     }
 }
 
@@ -41,6 +44,7 @@ pub(super) const fn v(name: &'static str, pattern: &'static str) -> Kind {
         name,
         pattern,
         check: Check::Value,
+        multiline: false,
     }
 }
 
@@ -49,35 +53,46 @@ pub(super) const fn p(name: &'static str, pattern: &'static str) -> Kind {
         name,
         pattern,
         check: Check::Password,
+        multiline: false,
+    }
+}
+
+/// A row whose matches span lines.
+const fn block(name: &'static str, pattern: &'static str) -> Kind {
+    Kind {
+        name,
+        pattern,
+        check: Check::Shape,
+        multiline: true,
     }
 }
 
 /// Private keys first: they span lines, and their bodies would otherwise feed other rows.
 const KEYS: &[Kind] = &[
-    k(
+    block(
         "OPENSSHPRIVATEKEY",
         r"-----BEGIN OPENSSH PRIVATE KEY-----(?:\s|\\[rn])*(?:[A-Za-z0-9+/=]|\s|\\[rn])*[A-Za-z0-9+/=]{16}(?:[A-Za-z0-9+/=]|\s|\\[rn])*(?:-----END OPENSSH PRIVATE KEY-----)?",
     ),
-    k(
+    block(
         "PGPPRIVATEKEY",
         r"-----BEGIN PGP PRIVATE KEY BLOCK-----(?:\s|\\[rn])*(?:[A-Za-z-]+: [^\r\n\\]*(?:\r?\n|\\n))*(?:[A-Za-z0-9+/=]|\s|\\[rn])*[A-Za-z0-9+/=]{16}(?:[A-Za-z0-9+/=]|\s|\\[rn])*(?:-----END PGP PRIVATE KEY BLOCK-----)?",
     ),
     // RSA, EC, DSA, ENCRYPTED, PKCS#8 and any other `... PRIVATE KEY`; the body may be cut
     // short (a page or a window ended inside it), so the END line is optional.
-    k(
+    block(
         "PRIVATEKEY",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:\s|\\[rn])*(?:[A-Za-z-]+: [^\r\n\\]*(?:\r?\n|\\n))*(?:[A-Za-z0-9+/=]|\s|\\[rn])*[A-Za-z0-9+/=]{16}(?:[A-Za-z0-9+/=]|\s|\\[rn])*(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?",
     ),
     // The tail of a key whose BEGIN line was cut off.
-    k(
+    block(
         "PRIVATEKEY",
         r"(?:[A-Za-z0-9+/=]{16,}(?:\r?\n|\\n)[ \t]*)+-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
     ),
-    k(
+    block(
         "PUTTYPRIVATEKEY",
         r"PuTTY-User-Key-File-[0-9]: [\s\S]*?Private-MAC: [0-9a-f]{40,64}",
     ),
-    k(
+    block(
         "PUTTYPRIVATEKEY",
         r"Private-Lines: [0-9]+\r?\n(?P<s>(?:[A-Za-z0-9+/=]{8,}\r?\n?)+)",
     ),
