@@ -11,9 +11,15 @@
 //!    an agent without toolscout would run).
 //! 3. `exec/localGetFileContent/matchString`: a match with context in a 500-line file.
 //!
+//! 4. `redact/{clean_code,sprinkled,secret_dense}`: secret redaction alone, in bytes per
+//!    second: this repository's `src/` as one text; the same with a corpus sample (from
+//!    `tests/fixtures/secrets/corpus.json`) after every 50 lines; and the corpus samples alone.
+//!    `cargo bench --bench exec -- redact` runs these (criterion prints MiB/s; the bench
+//!    also prints µs per MB).
+//!
 //! Besides criterion's figures it prints p50s over 50 timed runs and the ratio in one run.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Map, Value};
 use std::hint::black_box;
 use std::path::Path;
@@ -21,6 +27,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use toolscout::catalog::Catalog;
 use toolscout::config::ExecConfig;
+use toolscout::exec::redact::redact;
 use toolscout::exec::{Executor, Status, Tool};
 
 const PATTERNS: [(&str, &str, bool); 2] = [
@@ -111,5 +118,68 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Every `.rs` file under `dir`, concatenated.
+fn rust_sources(dir: &Path, out: &mut String) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let path = e.path();
+        if path.is_dir() {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push_str(&std::fs::read_to_string(&path).unwrap());
+        }
+    }
+}
+
+/// The corpus's positive sample texts.
+fn secret_samples(root: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(root.join("tests/fixtures/secrets/corpus.json")).unwrap();
+    let corpus: Value = serde_json::from_str(&text).unwrap();
+    corpus["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["positives"].as_array().unwrap())
+        .map(|p| p["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn bench_redact(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut clean = String::new();
+    rust_sources(&root.join("src"), &mut clean);
+    let samples = secret_samples(root);
+    let mut sprinkled = String::new();
+    for (i, line) in clean.lines().enumerate() {
+        sprinkled.push_str(line);
+        sprinkled.push('\n');
+        if i % 50 == 49 {
+            sprinkled.push_str(&samples[(i / 50) % samples.len()]);
+        }
+    }
+    let dense: String = samples.concat();
+    let mut group = c.benchmark_group("redact");
+    for (name, text) in [
+        ("clean_code", &clean),
+        ("sprinkled", &sprinkled),
+        ("secret_dense", &dense),
+    ] {
+        assert!(!redact(text).is_empty());
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| black_box(redact(black_box(text)))));
+        let t = p50(|| {
+            black_box(redact(text));
+        });
+        let mb = text.len() as f64 / 1e6;
+        println!(
+            "redact/{name}: {mb:.2} MB, p50 {:.2} ms, {:.0} µs per MB",
+            t.as_secs_f64() * 1e3,
+            t.as_secs_f64() * 1e6 / mb
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_redact, bench);
 criterion_main!(benches);

@@ -18,7 +18,7 @@ pub(crate) mod lsp;
 pub(crate) mod outcome;
 pub(crate) mod package;
 pub(crate) mod page;
-pub(crate) mod redact;
+pub mod redact;
 mod resilience;
 pub(crate) mod sandbox;
 #[cfg(test)]

@@ -67,10 +67,14 @@ pub struct Page {
     pub hints: Vec<String>,
 }
 
-/// Cuts `text` at `offset` for `length` characters. With no `length`, the whole text is
+/// Cuts `text`, secrets redacted, at `offset` for `length` characters. With no `length`, the whole text is
 /// returned if it fits `budget`, else its first `budget` characters with a hint (octocode's
 /// auto-pagination).
 pub fn paginate(text: &str, offset: Option<usize>, length: Option<usize>, budget: usize) -> Page {
+    // Offsets count in the redacted text: a page boundary inside a secret would leave each
+    // half too short to be recognised, and chosen offsets could read one out piece by piece.
+    let redacted = super::redact::redact(text);
+    let text: &str = &redacted;
     let total = text.chars().count();
     let offset = offset.unwrap_or(0);
     let auto = length.is_none() && offset == 0 && total > budget;
@@ -189,6 +193,29 @@ mod tests {
         let past = paginate(&text, Some(50), Some(4), 4);
         assert_eq!(past.text, "");
         assert!(past.hints[0].contains("past the end"));
+    }
+
+    #[test]
+    fn pages_never_cut_a_secret_in_two() {
+        let token = concat!("ghp_", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789");
+        let text = format!("{} {token} {}", "a".repeat(30), "b".repeat(30));
+        // Any page length, read page after page: together the pages hold the label, never
+        // the token or a piece of it long enough to matter.
+        for length in 1..50 {
+            let (mut all, mut offset) = (String::new(), 0);
+            loop {
+                let p = paginate(&text, Some(offset), Some(length), 8000);
+                if p.text.is_empty() {
+                    break;
+                }
+                all.push_str(&p.text);
+                offset += length;
+            }
+            assert!(!all.contains("aBcDeFgH"), "{length}: {all}");
+            assert!(all.contains("[REDACTED-GITHUBTOKENS]"), "{length}: {all}");
+        }
+        let auto = paginate(&text, None, None, 40);
+        assert!(!auto.text.contains("ghp_aBcD"), "{}", auto.text);
     }
 
     proptest::proptest! {

@@ -42,6 +42,7 @@ mod mcp_tokens;
 mod model_faults;
 mod overload;
 mod recommend;
+mod redaction;
 mod reload;
 mod runnable;
 mod sandbox_corpus;

@@ -241,7 +241,7 @@ fn text_of(bytes: Vec<u8>, path: &str, hints: &mut Vec<String>) -> Result<String
         return Err(QueryError::new(Failure::Unprocessable, ToolErrorCode::BinaryFileUnsupported, format!("{path} is a binary file ({} bytes); only text files can be read", bytes.len()))
             .hint("Look for a text source of the same information (for example the code that generates it)"));
     }
-    Ok(match String::from_utf8(bytes) {
+    let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             hints.push(
@@ -249,7 +249,13 @@ fn text_of(bytes: Vec<u8>, path: &str, hints: &mut Vec<String>) -> Result<String
             );
             String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
-    })
+    };
+    // Redacted whole before line ranges and match windows are cut (as for local files).
+    let redacted = match crate::exec::redact::redact(&text) {
+        std::borrow::Cow::Owned(clean) => Some(clean),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    Ok(redacted.unwrap_or(text))
 }
 
 /// The file as the extraction stage sees it.

@@ -435,6 +435,8 @@ fn shorten_bodies(found: &mut [(String, String, Value)], hints: &mut Vec<String>
         let Some(body) = pr["body"].as_str() else {
             continue;
         };
+        // Redacted before it is shortened: a cut secret would no longer be recognised.
+        let body = crate::exec::redact::redact(body).into_owned();
         let total = body.chars().count();
         if total > limit {
             let short: String = body.chars().take(limit).collect();

@@ -11,6 +11,7 @@ mod engine;
 mod matcher;
 mod options;
 mod output;
+mod pieces;
 mod sink;
 mod text;
 mod window;

@@ -275,6 +275,11 @@ pub(crate) fn window(
     length: Option<usize>,
     budget: usize,
 ) -> Window {
+    // Redacted before they are cut (see `paginate`), so the parts line up with the page.
+    let contents: Vec<String> = contents
+        .into_iter()
+        .map(|c| crate::exec::redact::redact(&c).into_owned())
+        .collect();
     let joined: String = contents.concat();
     let page = paginate(&joined, offset, length, budget);
     let Some(pagination) = page.pagination else {

@@ -157,7 +157,13 @@ fn decode(bytes: Vec<u8>) -> (String, Vec<String>) {
         .strip_prefix('\u{feff}')
         .map(str::to_string)
         .unwrap_or(text);
-    (text, warnings)
+    // Redacted whole, before lines, ranges or matches are cut from it: a range that starts
+    // inside a private key would otherwise show bare key lines no pattern can recognise.
+    let redacted = match crate::exec::redact::redact(&text) {
+        std::borrow::Cow::Owned(clean) => Some(clean),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    (redacted.unwrap_or(text), warnings)
 }
 
 /// A NUL byte or invalid UTF-8 in the first 8 KB (a sequence cut by the 8 KB boundary is fine).

@@ -110,6 +110,11 @@ pub(super) fn search_file(
             std::io::ErrorKind::Other => e.to_string(),
             kind => kind.to_string(),
         })?;
+    let kept = sink.hits.iter_mut().map(|h| (h.line, &mut h.value));
+    super::pieces::redact_pieces(
+        path,
+        kept.chain(sink.lines.iter_mut().map(|(n, v)| (*n, v))),
+    );
     let hits = if o.before > 0 || o.after > 0 {
         sink.blocks()
     } else {

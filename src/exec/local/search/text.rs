@@ -12,6 +12,9 @@ pub(crate) fn line_text(raw: &[u8]) -> String {
 /// match as (start, length) in characters; the kept window contains it when it can. Returns
 /// the text and whether it was cut.
 pub(crate) fn clip_line(text: &str, at: Option<(usize, usize)>, max: usize) -> (String, bool) {
+    // Redacted before it is cut: half a token is no longer recognisable as one.
+    let redacted = crate::exec::redact::redact(text);
+    let text: &str = &redacted;
     let total = text.chars().count();
     if total <= max {
         return (text.to_string(), false);

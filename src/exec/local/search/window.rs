@@ -61,7 +61,8 @@ fn layout(entries: &[Value]) -> (Vec<Placed>, usize) {
 fn shortened(mut m: Value, length: usize) -> Value {
     let keep = (length / 2).max(100);
     if let Some(v) = m.get("value").and_then(Value::as_str) {
-        let cut: String = v.chars().take(keep).collect();
+        // Redacted before it is cut, as in `clip_line`.
+        let cut: String = crate::exec::redact::redact(v).chars().take(keep).collect();
         m["value"] = json!(format!("{cut}…"));
     }
     m
