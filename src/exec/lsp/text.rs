@@ -178,6 +178,9 @@ pub(crate) fn read_source(
 pub(crate) struct Files {
     sandbox: Sandbox,
     cache: HashMap<PathBuf, Option<Arc<String>>>,
+    /// The texts snippets are cut from: each file redacted whole, so a snippet that starts
+    /// inside a private key's body shows the label, not base64 lines no pattern knows.
+    redacted: HashMap<PathBuf, Arc<String>>,
 }
 
 impl Files {
@@ -185,6 +188,7 @@ impl Files {
         Files {
             sandbox: sandbox.clone(),
             cache: HashMap::new(),
+            redacted: HashMap::new(),
         }
     }
 
@@ -203,9 +207,16 @@ impl Files {
 
     /// A numbered snippet of `path` around the 0-based `targets`, or "" when unreadable.
     pub(crate) fn snippet(&mut self, path: &Path, targets: &[usize], context: usize) -> String {
-        self.get(path)
-            .map(|text| snippet(&split_lines(&text), targets, context))
-            .unwrap_or_default()
+        let Some(text) = self.get(path) else {
+            return String::new();
+        };
+        // Redaction keeps a multi-line secret's line breaks, so line numbers still hold.
+        let clean = self
+            .redacted
+            .entry(path.to_path_buf())
+            .or_insert_with(|| Arc::new(crate::exec::redact::redact(&text).into_owned()))
+            .clone();
+        snippet(&split_lines(&clean), targets, context)
     }
 }
 
@@ -426,5 +437,30 @@ mod tests {
             read_source(&sandbox, &dir.join("ok.ts"), "ok.ts").unwrap(),
             "let x = 1;\n"
         );
+    }
+
+    #[test]
+    fn a_snippet_inside_a_private_key_shows_the_label_not_the_body() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = [
+            "MIIEowIBAAKCAQEAvQz2k1nC8s7JrXb0t3m5pYq9Lw8eF2hG4kD6sA1uVbN0cR7y",
+            "Tn3xW5qZ8mK2jH6gF4dS1aP9oI7uY5tR3eW1qA2sD4fG6hJ8kL0zX2cV4bN6mM8q",
+        ];
+        let text = format!(
+            "const a = 1;\nconst key = `-----BEGIN RSA PRIVATE KEY-----\n{}\n{}\n-----END RSA PRIVATE KEY-----`;\nconst b = 2;\n",
+            body[0], body[1]
+        );
+        let path = dir.path().join("key.ts");
+        std::fs::write(&path, &text).unwrap();
+        let config = crate::config::ExecConfig::for_workspace(dir.path());
+        let mut files = Files::new(&Sandbox::new(&config));
+        // Line 3 (0-based 2) is the key's first body line; one line of context either side.
+        let shown = files.snippet(&path, &[2], 1);
+        assert!(shown.contains("[REDACTED-"), "{shown}");
+        for line in body {
+            assert!(!shown.contains(&line[..20]), "{shown}");
+        }
+        // Line numbers still point where they did: the last line is line 6.
+        assert!(files.snippet(&path, &[5], 0).contains("const b = 2;"));
     }
 }
