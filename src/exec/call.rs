@@ -109,12 +109,12 @@ impl Executor {
             .collect()
     }
 
-    /// `/health`'s circuits: those used so far.
     /// The local tools' gate: workers busy, requests waiting, refused so far.
     pub fn gate_stats(&self) -> GateStats {
         self.ctx.gate.stats()
     }
 
+    /// `/health`'s circuits: those used so far.
     pub fn circuits(&self) -> Value {
         self.circuits.snapshot()
     }

@@ -69,7 +69,7 @@ impl Service {
                 // Bytes are kept from a query's second sighting on: the engine's response
                 // cache remembers the first, so the answer then reads as a hit anyway and one
                 // rendering serves both this request and the cache. A stream of distinct
-                // queries renders each answer once (it was twice: a third of a search's time)
+                // queries renders each answer once (it was rendered twice before)
                 // and leaves the byte budget to the answers that are asked again.
                 let keep = engine.config().cache_enabled && response.metadata.cache_hit;
                 let response = if keep { as_hit(response) } else { response };
