@@ -61,3 +61,18 @@ pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Reads an HTTP/1.1 request up to the end of its head, for the loopback stand-ins of GitHub;
+/// `None` when the client went away first.
+pub async fn request_head(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buf).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    Some(seen)
+}

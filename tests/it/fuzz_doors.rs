@@ -7,12 +7,10 @@
 //! lines on its stdio transport, after which the session must still answer.
 
 use crate::in_process::router;
-use axum::body::Body;
-use axum::http::{Method, Request};
+use axum::http::Method;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{json, Map, Value};
-use tower::ServiceExt;
 
 /// Room for 100k-deep bodies (200 KB), so the parser and not the size limit refuses them.
 const BODY_LIMIT: usize = 4 << 20;
@@ -36,23 +34,9 @@ pub(crate) fn cases(default: u32) -> Config {
     Config::with_cases(cases)
 }
 
-/// The status and the body (JSON, or `Null`) of one request.
+/// The status and the body (JSON, or `Null`) of one JSON request.
 async fn send(router: &axum::Router, method: Method, path: &str, body: String) -> (u16, Value) {
-    let request = Request::builder()
-        .method(method)
-        .uri(path)
-        .header("content-type", "application/json")
-        .body(Body::from(body))
-        .unwrap();
-    let response = router.clone().oneshot(request).await.unwrap();
-    let status = response.status().as_u16();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    crate::in_process::send(router.clone(), method, path, &body, "application/json").await
 }
 
 /// A 2xx, or a 4xx with the error envelope (or, for a tool call, octocode's failed result).

@@ -9,7 +9,7 @@ use crate::common::shipped_catalog;
 use crate::server::Server;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 /// What the stand-in answers, whole (status line, headers and body).
 struct Stand {
@@ -29,13 +29,8 @@ async fn stand_in() -> (Arc<Stand>, String) {
         while let Ok((mut socket, _)) = listener.accept().await {
             let shared = shared.clone();
             tokio::spawn(async move {
-                let mut seen = Vec::new();
-                let mut buf = [0u8; 4096];
-                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buf[..n]),
-                    }
+                if crate::common::request_head(&mut socket).await.is_none() {
+                    return;
                 }
                 shared.requests.fetch_add(1, Ordering::SeqCst);
                 let answer = shared.answer.lock().unwrap().clone();

@@ -43,7 +43,8 @@ fn state(max_body_bytes: usize) -> AppState {
     AppState::new(service.unwrap())
 }
 
-async fn send(
+/// The status and the body (JSON, or `Null`) of one request to `router`.
+pub(crate) async fn send(
     router: axum::Router,
     method: Method,
     path: &str,

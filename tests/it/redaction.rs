@@ -11,7 +11,7 @@ use crate::gateway::{mcp_call, mcp_session, python};
 use crate::server::Server;
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use toolscout::catalog::Catalog;
 use toolscout::config::ExecConfig;
 use toolscout::exec::{Executor, Tool};
@@ -300,14 +300,9 @@ async fn github_stand_in(file: String, fragments: Vec<String>) -> String {
         while let Ok((mut socket, _)) = listener.accept().await {
             let (contents, search) = (contents.clone(), search.clone());
             tokio::spawn(async move {
-                let mut seen = Vec::new();
-                let mut buf = [0u8; 4096];
-                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buf[..n]),
-                    }
-                }
+                let Some(seen) = crate::common::request_head(&mut socket).await else {
+                    return;
+                };
                 let head = String::from_utf8_lossy(&seen);
                 let body = if head.contains("/search/code") {
                     search

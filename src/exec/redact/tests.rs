@@ -191,3 +191,34 @@ fn redaction_keeps_lines_and_is_idempotent() {
         }
     }
 }
+
+/// Fragments that wake the prefilter and the multi-line rows, mixed with any text: whatever
+/// arrives, redaction does not panic, keeps the line count and is idempotent.
+fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let piece = prop_oneof![
+        Just("ghp_".to_string()),
+        Just("-----BEGIN RSA PRIVATE KEY-----\n".to_string()),
+        Just("\n-----END RSA PRIVATE KEY-----".to_string()),
+        Just("password = \"".to_string()),
+        Just("api_key: ".to_string()),
+        Just("postgres://u:".to_string()),
+        Just("AccountKey=".to_string()),
+        Just("eyJ".to_string()),
+        Just("\n".to_string()),
+        "[A-Za-z0-9+/=_-]{0,48}",
+        "\\PC{0,12}",
+        any::<String>(),
+    ];
+    proptest::collection::vec(piece, 0..16).prop_map(|parts| parts.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(crate::fuzz_json::config(256))]
+    #[test]
+    fn any_text_is_redacted_without_panic_keeping_lines(text in hostile_text()) {
+        let once = redact(&text).into_owned();
+        proptest::prop_assert_eq!(once.matches('\n').count(), text.matches('\n').count());
+        proptest::prop_assert_eq!(redact(&once).into_owned(), once);
+    }
+}
