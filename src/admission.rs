@@ -170,8 +170,9 @@ impl Gate {
         let interval = STANDING.as_millis() as u64;
         let idle_at = self.idle_at.load(Ordering::Relaxed);
         let refused_at = self.refused_at.load(Ordering::Relaxed);
+        // Saturating: another thread may have stored a refusal after `now` was read.
         now.saturating_sub(idle_at) > interval
-            || (refused_at > 0 && now + 1 - refused_at <= interval)
+            || (refused_at > 0 && (now + 1).saturating_sub(refused_at) <= interval)
     }
 
     fn refuse(&self, waiting: usize, started: Instant) -> Refused {
