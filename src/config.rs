@@ -14,11 +14,13 @@ mod layers;
 mod limits;
 mod mcp_endpoint;
 mod search;
+mod usage;
 pub use catalog_sources::{CatalogSource, SourceKind, DEFAULT_SOURCE_TIMEOUT};
 pub use exec::ExecConfig;
 pub use limits::LimitsConfig;
 pub use mcp_endpoint::{http_endpoint, HttpHeader, McpEndpoint};
 pub use search::{SearchConfig, SearchMode};
+pub use usage::UsageConfig;
 
 use layers::{checked_addr, checked_max_body, config_file, Layers};
 
@@ -51,6 +53,9 @@ pub struct Config {
     /// Where catalog passage vectors are cached between runs (`embed::cache`); `None` (an
     /// empty value, or no home directory) embeds the whole catalog at every start.
     pub cache_dir: Option<PathBuf>,
+    /// Where the usage store keeps its database (`usage.db`); `None` (an empty value, or no
+    /// home directory) turns the store off.
+    pub data_dir: Option<PathBuf>,
     /// Origins a browser may call the API from (CORS); empty means CORS is off, `*` any origin.
     pub cors_origins: Vec<String>,
     /// Search behaviour (`[search]` in the file): seed 002's `SearchConfiguration`.
@@ -59,6 +64,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// Tool execution (`[tools]` in the file): sandbox roots, GitHub, registries, LSP.
     pub exec: ExecConfig,
+    /// The `[usage]` table: the usage store's retention, queue and `min_calls`.
+    pub usage: UsageConfig,
     /// The configuration file that was read, if any.
     pub config_file: Option<PathBuf>,
     /// Where each value came from: `default`, `file`, `env NAME`, `flag --name`.
@@ -92,6 +99,7 @@ struct FileConfig {
     log_level: Option<String>,
     log_dir: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
     cors_origins: Option<Vec<String>>,
     #[serde(default)]
     search: Option<SearchConfig>,
@@ -99,6 +107,8 @@ struct FileConfig {
     tools: Option<exec::ToolsFile>,
     #[serde(default)]
     limits: Option<LimitsConfig>,
+    #[serde(default)]
+    usage: Option<UsageConfig>,
     #[serde(default)]
     sources: Vec<catalog_sources::SourceEntry>,
 }
@@ -152,6 +162,14 @@ impl Config {
             "file"
         };
         sources.insert("limits", limits_source.into());
+        let usage = file.usage.unwrap_or_default();
+        usage.check()?;
+        let usage_source = if usage == UsageConfig::default() {
+            "default"
+        } else {
+            "file"
+        };
+        sources.insert("usage", usage_source.into());
         // Relative source paths are the configuration file's, as its author sees them.
         let base = config_file
             .as_deref()
@@ -167,6 +185,7 @@ impl Config {
             search,
             limits,
             exec,
+            usage,
             addr,
             catalog_dir: picked.catalog_dir,
             models_dir: picked.models_dir,
@@ -175,6 +194,7 @@ impl Config {
             log_level: picked.log_level,
             log_dir: picked.log_dir,
             cache_dir: picked.cache_dir,
+            data_dir: picked.data_dir,
             cors_origins,
             config_file,
             sources,
@@ -246,6 +266,8 @@ impl Config {
         line("log_dir", q(log_dir.as_deref().unwrap_or("")));
         let cache_dir = self.cache_dir.as_deref().map(Path::to_string_lossy);
         line("cache_dir", q(cache_dir.as_deref().unwrap_or("")));
+        let data_dir = self.data_dir.as_deref().map(Path::to_string_lossy);
+        line("data_dir", q(data_dir.as_deref().unwrap_or("")));
         let origins: Vec<String> = self.cors_origins.iter().map(|o| q(o)).collect();
         line("cors_origins", format!("[{}]", origins.join(", ")));
         match &self.auth_token {
@@ -270,6 +292,15 @@ impl Config {
             l.queue,
             l.max_wait.as_millis(),
             l.overload_wait.as_millis()
+        ));
+        let u = &self.usage;
+        out.push_str(&format!(
+            "\n[usage]  # {}\nretention_days = {}\nretention_rows = {}\nqueue = {}\nmin_calls = {}\n",
+            self.sources.get("usage").map_or("default", |s| s),
+            u.retention_days,
+            u.retention_rows,
+            u.queue,
+            u.min_calls
         ));
         out.push_str(&self.sources_toml(&q));
         out

@@ -42,6 +42,7 @@ pub(super) struct Picked {
     pub(super) log_level: String,
     pub(super) log_dir: Option<PathBuf>,
     pub(super) cache_dir: Option<PathBuf>,
+    pub(super) data_dir: Option<PathBuf>,
     pub(super) cors: String,
 }
 
@@ -108,7 +109,8 @@ impl Layers<'_> {
                 flags.log_level.clone(),
             )
             .unwrap_or_default();
-        let (catalog_dir, models_dir, log_dir, cache_dir) = self.pick_dirs(file, flags);
+        let (catalog_dir, models_dir) = self.pick_install_dirs(file, flags);
+        let [log_dir, cache_dir, data_dir] = self.pick_home_dirs(file, flags);
         let cors = self
             .pick(
                 "cors_origins",
@@ -126,23 +128,17 @@ impl Layers<'_> {
             log_level,
             log_dir,
             cache_dir,
+            data_dir,
             cors,
         }
     }
 
-    /// The directories: catalog, models, logs and vector cache (the last two under
-    /// `~/.toolscout` by default; an empty value turns them off).
-    fn pick_dirs(
+    /// The directories of the installation: catalog and models.
+    fn pick_install_dirs(
         &mut self,
         file: &mut FileConfig,
         flags: &Overrides,
-    ) -> (PathBuf, PathBuf, Option<PathBuf>, Option<PathBuf>) {
-        let home_dir = |leaf: &str| {
-            self.env
-                .get("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| Path::new(h).join(".toolscout").join(leaf))
-        };
+    ) -> (PathBuf, PathBuf) {
         let catalog_dir = self
             .pick_path(
                 "catalog_dir",
@@ -159,23 +155,37 @@ impl Layers<'_> {
                 flags.models_dir.clone(),
             )
             .unwrap_or_default();
-        let log_dir = self
-            .pick_path(
-                "log_dir",
-                home_dir("logs"),
-                file.log_dir.take(),
-                flags.log_dir.clone(),
-            )
-            .filter(|d| !d.as_os_str().to_string_lossy().trim().is_empty());
-        let cache_dir = self
-            .pick_path(
-                "cache_dir",
-                home_dir("cache"),
-                file.cache_dir.take(),
-                flags.cache_dir.clone(),
-            )
-            .filter(|d| !d.as_os_str().to_string_lossy().trim().is_empty());
-        (catalog_dir, models_dir, log_dir, cache_dir)
+        (catalog_dir, models_dir)
+    }
+
+    /// The directories toolscout writes: logs, vector cache and usage data, under
+    /// `~/.toolscout` by default; an empty value turns each off. The data directory has no
+    /// flag: it is set in the file or the environment.
+    fn pick_home_dirs(&mut self, file: &mut FileConfig, flags: &Overrides) -> [Option<PathBuf>; 3] {
+        let home_dir = |leaf: &str| {
+            self.env
+                .get("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| Path::new(h).join(".toolscout").join(leaf))
+        };
+        let defaults = [home_dir("logs"), home_dir("cache"), home_dir("data")];
+        let [log_default, cache_default, data_default] = defaults;
+        let set =
+            |p: Option<PathBuf>| p.filter(|d| !d.as_os_str().to_string_lossy().trim().is_empty());
+        let log_dir = self.pick_path(
+            "log_dir",
+            log_default,
+            file.log_dir.take(),
+            flags.log_dir.clone(),
+        );
+        let cache_dir = self.pick_path(
+            "cache_dir",
+            cache_default,
+            file.cache_dir.take(),
+            flags.cache_dir.clone(),
+        );
+        let data_dir = self.pick_path("data_dir", data_default, file.data_dir.take(), None);
+        [set(log_dir), set(cache_dir), set(data_dir)]
     }
 
     fn pick_path(

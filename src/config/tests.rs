@@ -198,3 +198,64 @@ fn deeply_nested_config_files_are_errors() {
         }
     }
 }
+
+#[test]
+fn data_dir_defaults_under_home_comes_from_file_or_env_and_can_be_turned_off() {
+    let none = Path::new("/nonexistent");
+    let home = env(&[("HOME", "/home/u")]);
+    let c = Config::from_sources(&Overrides::default(), &home, none).unwrap();
+    assert_eq!(c.data_dir, Some(PathBuf::from("/home/u/.toolscout/data")));
+    assert!(c
+        .to_toml()
+        .contains("data_dir = \"/home/u/.toolscout/data\"  # default"));
+    let c = Config::from_sources(&Overrides::default(), &env(&[]), none).unwrap();
+    assert_eq!(c.data_dir, None);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("toolscout.toml"),
+        "data_dir = \"/srv/ts\"\n",
+    )
+    .unwrap();
+    let c = Config::from_sources(&Overrides::default(), &home, dir.path()).unwrap();
+    assert_eq!(c.data_dir, Some(PathBuf::from("/srv/ts")));
+    assert_eq!(c.sources["data_dir"], "file");
+    let e = env(&[("HOME", "/home/u"), ("TOOLSCOUT_DATA_DIR", " ")]);
+    let c = Config::from_sources(&Overrides::default(), &e, dir.path()).unwrap();
+    assert_eq!(c.data_dir, None);
+    assert!(c
+        .to_toml()
+        .contains("data_dir = \"\"  # env TOOLSCOUT_DATA_DIR"));
+}
+
+#[test]
+fn the_usage_table_is_read_checked_and_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("toolscout.toml");
+    let load = |text: &str| {
+        std::fs::write(&file, text).unwrap();
+        Config::from_sources(&Overrides::default(), &env(&[]), dir.path())
+    };
+    let c = load("").unwrap();
+    assert_eq!(c.usage, UsageConfig::default());
+    assert!(c.to_toml().contains(
+        "[usage]  # default\nretention_days = 90\nretention_rows = 1000000\nqueue = 4096\nmin_calls = 20\n"
+    ));
+    let c = load("[usage]\nretention_days = 7\nqueue = 64\n").unwrap();
+    assert_eq!((c.usage.retention_days, c.usage.queue), (7, 64));
+    assert_eq!(c.usage.min_calls, 20);
+    assert!(c
+        .to_toml()
+        .contains("[usage]  # file\nretention_days = 7\n"));
+    let msg = load("[usage]\nqueue = 0\n").unwrap_err().to_string();
+    assert_eq!(
+        msg,
+        "invalid configuration: [usage]: expected queue from 1 to 1048576, found 0"
+    );
+    let msg = load("[usage]\nretention = 3\n").unwrap_err().to_string();
+    assert!(msg.contains("unknown field `retention`"), "{msg}");
+    let msg = load("[usage]\nmin_calls = -1\n").unwrap_err().to_string();
+    assert!(
+        msg.contains("min_calls") || msg.contains("invalid value"),
+        "{msg}"
+    );
+}
