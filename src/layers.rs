@@ -15,8 +15,8 @@ pub(crate) const LAYERS: &[&[&str]] = &[
     // Search building blocks.
     &["analysis", "embed", "rank"],
     &["index"],
-    // The two engines: discovery and execution.
-    &["engine", "exec"],
+    // The two engines, discovery and execution, and the usage store beside them.
+    &["engine", "exec", "usage"],
     // What the doors share: rendering, prompts, the evaluation harness.
     &["format", "prompts", "eval"],
     // The one service behind every door.

@@ -16,7 +16,8 @@
 //!    sentence embedder and its vector cache), [`rank`] (pure scoring), then [`index`] (BM25
 //!    and HNSW over a catalog, in one snapshot);
 //! 4. engines: [`engine`] (search, recommend, compare) and, beside it, [`exec`] (the 13
-//!    research tools: sandbox, timeouts, retries, circuit breakers, secret redaction);
+//!    research tools: sandbox, timeouts, retries, circuit breakers, secret redaction) and
+//!    [`usage`] (the usage store: executions, answers shown, feedback, and statistics);
 //! 5. what the doors share: [`format`] (Markdown and text renderings), [`prompts`] (the
 //!    research-workflow prompts), [`eval`] (the retrieval-quality harness);
 //! 6. [`service`]: the one `Service` every door calls, a method per use case;
@@ -45,6 +46,7 @@ pub mod rank;
 pub mod schema;
 pub mod service;
 pub mod time;
+pub mod usage;
 
 #[cfg(test)]
 pub(crate) mod fuzz_json;
