@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 /// Longest retention accepted: a hundred years, so days convert to milliseconds without
 /// overflow and a typo of a few extra digits is caught.
 const MAX_RETENTION_DAYS: u32 = 36_500;
-/// Largest queue accepted: a record is a few hundred bytes, so this bounds the queue's memory
-/// to a few hundred megabytes at worst.
+/// Largest queue accepted: the queue's slots (about 200 bytes each, the records' text aside)
+/// are allocated up front, so this bounds them to a few hundred megabytes.
 const MAX_QUEUE: usize = 1 << 20;
 
 /// `[usage]` in the configuration file; every key optional, unknown keys refused.

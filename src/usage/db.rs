@@ -35,8 +35,9 @@ const MIGRATIONS: &[&str] = &[
         session_id TEXT,
         request_id TEXT
     );
-    -- Per-tool statistics read latencies in order from this index alone.
-    CREATE INDEX executions_tool ON executions (tool_id, latency_ms);
+    -- Per-tool statistics (counts, latencies in order, last use) and the overview's one
+    -- pass over every tool read this index alone, never the table.
+    CREATE INDEX executions_tool ON executions (tool_id, latency_ms, outcome, time_ms);
     CREATE INDEX executions_time ON executions (time_ms);
     CREATE INDEX executions_session ON executions (session_id, tool_id);
     CREATE TABLE answers (

@@ -249,12 +249,24 @@ pub(crate) fn overview(conn: &Connection, limit: usize) -> rusqlite::Result<Usag
         })
         .map(count)
     };
-    let mut failing = tool_uses(
-        conn,
-        "failed > 0",
-        "failed * 1.0 / total DESC, failed DESC",
-        limit,
-    )?;
+    // One pass over the executions gives every tool's line; tools number in the thousands
+    // at most, so both orders are taken here rather than by scanning the table twice.
+    let tools = tool_uses(conn)?;
+    let mut top = tools.clone();
+    top.sort_by(|a, b| {
+        b.total_uses
+            .cmp(&a.total_uses)
+            .then(a.tool_id.cmp(&b.tool_id))
+    });
+    top.truncate(limit);
+    let mut failing: Vec<ToolUse> = tools.into_iter().filter(|t| t.failed_uses > 0).collect();
+    failing.sort_by(|a, b| {
+        b.failure_rate
+            .total_cmp(&a.failure_rate)
+            .then(b.failed_uses.cmp(&a.failed_uses))
+            .then(a.tool_id.cmp(&b.tool_id))
+    });
+    failing.truncate(limit);
     for tool in &mut failing {
         tool.common_errors = error_patterns(conn, &tool.tool_id, ERRORS_PER_TOOL)?;
     }
@@ -262,24 +274,19 @@ pub(crate) fn overview(conn: &Connection, limit: usize) -> rusqlite::Result<Usag
         executions: total("executions")?,
         answers: total("answers")?,
         feedback: total("feedback")?,
-        top_tools: tool_uses(conn, "1", "total DESC", limit)?,
+        top_tools: top,
         failing_tools: failing,
         unmet_queries: unmet_queries(conn, limit)?,
     })
 }
 
-fn tool_uses(
-    conn: &Connection,
-    having: &str,
-    order: &str,
-    limit: usize,
-) -> rusqlite::Result<Vec<ToolUse>> {
+/// Every executed tool's line of the overview.
+fn tool_uses(conn: &Connection) -> rusqlite::Result<Vec<ToolUse>> {
     conn.prepare(&format!(
-        "SELECT tool_id, count(*) AS total, count(*) - sum({SUCCESS}) AS failed,
-         avg(latency_ms), max(time_ms) FROM executions GROUP BY tool_id
-         HAVING {having} ORDER BY {order}, tool_id LIMIT ?1"
+        "SELECT tool_id, count(*), count(*) - sum({SUCCESS}), avg(latency_ms), max(time_ms)
+         FROM executions GROUP BY tool_id"
     ))?
-    .query_map([limit as i64], |r| {
+    .query_map([], |r| {
         let (total, failed) = (count(r.get(1)?), count(r.get(2)?));
         Ok(ToolUse {
             tool_id: r.get(0)?,

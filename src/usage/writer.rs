@@ -155,11 +155,13 @@ impl Writer {
                     ),
                     params![cutoff, PRUNE_CHUNK],
                 )?;
+                // Ids only grow (the oldest rows are the ones deleted), so the newest `rows`
+                // are those above max(id) - rows: found from the key's b-tree at once, where
+                // an OFFSET would step through every row kept.
                 tx.execute(
                     &format!(
                         "DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE id <=
-                         (SELECT id FROM {table} ORDER BY id DESC LIMIT 1 OFFSET ?1)
-                         ORDER BY id LIMIT ?2)"
+                         (SELECT max(id) FROM {table}) - ?1 ORDER BY id LIMIT ?2)"
                     ),
                     params![rows, PRUNE_CHUNK],
                 )?;
