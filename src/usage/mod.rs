@@ -204,6 +204,8 @@ impl UsageStore for NoopStore {
 #[cfg(test)]
 mod kill_tests;
 #[cfg(test)]
+mod measure_tests;
+#[cfg(test)]
 mod stats_tests;
 #[cfg(test)]
 mod tests;
