@@ -88,9 +88,9 @@ pub trait UsageStore: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UsageHealth {
     pub enabled: bool,
-    /// The database file, when the store is on.
+    /// The database file, when the store is on (as text: a path need not be UTF-8, JSON is).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<PathBuf>,
+    pub path: Option<String>,
     /// Records written since the start.
     pub written: u64,
     /// Records dropped because the writer's queue was full.

@@ -82,7 +82,7 @@ pub struct Execution {
     /// Names of the arguments given, for `common_parameters`. Values are never recorded:
     /// they hold paths, repositories and, now and then, secrets.
     pub parameters: Vec<String>,
-    /// When it ran (`now_ms()`).
+    /// When it ran (`now_ms()`; 0: when the writer writes it).
     pub time_ms: i64,
     pub session_id: Option<String>,
     pub request_id: Option<String>,
@@ -124,6 +124,7 @@ pub struct AnswerShown {
     pub query: String,
     /// The tool ids returned, best first: rank is the position, from 1.
     pub tool_ids: Vec<String>,
+    /// When it was shown (`now_ms()`; 0: when the writer writes it).
     pub time_ms: i64,
 }
 
@@ -165,6 +166,7 @@ pub struct Feedback {
     pub signal: Signal,
     pub comment: Option<String>,
     pub session_id: Option<String>,
+    /// When it was given (`now_ms()`; 0: when the writer writes it).
     pub time_ms: i64,
 }
 

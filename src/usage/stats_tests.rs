@@ -2,12 +2,21 @@
 //! selection, the overview and the feedback events.
 
 use super::stats::{median, percentile};
-use super::tests::{execution, options, WAIT};
+use super::tests::{execution, WAIT};
 use super::*;
 use serde_json::{json, Value};
 
 const MINUTE: i64 = 60_000;
+/// November 2023: the history's times are fixed, so the figures are.
 const T0: i64 = 1_700_000_000_000;
+
+/// A store that keeps the fixed history however old it gets.
+fn options(dir: &Path) -> Options {
+    Options {
+        retention_days: 36_500,
+        ..super::tests::options(dir)
+    }
+}
 
 fn in_session(mut e: Execution, session: &str) -> Execution {
     e.session_id = Some(session.into());
@@ -255,4 +264,32 @@ fn median_and_nearest_rank_percentiles() {
     assert_eq!(percentile(&hundred[..19], 0.95), 19.0);
     assert_eq!(percentile(&[7.0], 0.95), 7.0);
     assert_eq!(percentile(&[], 0.95), 0.0);
+}
+
+#[test]
+fn the_sql_counts_as_successful_exactly_the_outcomes_that_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_with(&options(dir.path()));
+    let kinds = [
+        OutcomeKind::Ok,
+        OutcomeKind::Empty,
+        OutcomeKind::Error,
+        OutcomeKind::Timeout,
+    ];
+    for kind in kinds {
+        let mut e = execution("t", 0);
+        e.outcome = kind;
+        store.record_execution(e);
+    }
+    assert!(store.flush(WAIT));
+    let stats = store.stats_for("t").unwrap();
+    let successes = kinds.iter().filter(|k| k.is_success()).count() as u64;
+    assert_eq!(stats.successful_uses, successes);
+    // Time 0 is the time of writing, so nothing is pruned as 1970.
+    let last = time::OffsetDateTime::parse(
+        &stats.last_updated,
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert!(last.year() >= 2025, "{}", stats.last_updated);
 }

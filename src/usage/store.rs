@@ -160,7 +160,7 @@ impl UsageStore for SqliteStore {
     fn health(&self) -> UsageHealth {
         UsageHealth {
             enabled: true,
-            path: Some(self.path.clone()),
+            path: Some(self.path.to_string_lossy().into_owned()),
             written: self.counters.written.load(Ordering::Relaxed),
             dropped: self.counters.dropped.load(Ordering::Relaxed),
             failed: self.counters.failed.load(Ordering::Relaxed),

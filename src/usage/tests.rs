@@ -249,7 +249,7 @@ fn a_database_with_damaged_pages_is_moved_aside_too() {
     let dir = tempfile::tempdir().unwrap();
     let store = open_with(&options(dir.path()));
     for i in 0..2000 {
-        store.record_execution(execution(&format!("tool_{}", i % 50), i));
+        store.record_execution(execution(&format!("tool_{}", i % 50), now_ms()));
     }
     // Dropping the last connection checkpoints the WAL into the file.
     drop(store);

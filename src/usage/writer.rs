@@ -190,6 +190,16 @@ fn insert(tx: &Transaction<'_>, record: &Record, window_ms: i64) -> rusqlite::Re
     }
 }
 
+/// A record's time; 0 (or less: no real event is that old) is the time it is written, so
+/// a caller that leaves the default gets a usable time, not 1970 pruned at once.
+fn stamp(time_ms: i64) -> i64 {
+    if time_ms > 0 {
+        time_ms
+    } else {
+        now_ms()
+    }
+}
+
 fn json_list(items: &[String]) -> String {
     serde_json::to_string(items).unwrap_or_else(|_| "[]".into())
 }
@@ -201,13 +211,14 @@ fn insert_execution(tx: &Transaction<'_>, e: &Execution, window_ms: i64) -> rusq
     let mut params_used = e.parameters.clone();
     params_used.sort();
     params_used.dedup();
+    let time_ms = stamp(e.time_ms);
     tx.prepare_cached(
         "INSERT INTO executions (time_ms, tool_id, source, outcome, error_code, latency_ms,
          output_bytes, query_count, params, session_id, request_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
-        e.time_ms,
+        time_ms,
         e.tool_id,
         e.source,
         e.outcome.as_str(),
@@ -237,7 +248,7 @@ fn insert_execution(tx: &Transaction<'_>, e: &Execution, window_ms: i64) -> rusq
          WHERE NOT EXISTS (SELECT 1 FROM feedback f WHERE f.request_id = a.request_id
                            AND f.tool_id = ?2 AND f.signal = 'selected')",
     )?
-    .execute(params![e.time_ms, e.tool_id, session, window_ms])?;
+    .execute(params![time_ms, e.tool_id, session, window_ms])?;
     Ok(())
 }
 
@@ -247,7 +258,7 @@ fn insert_answer(tx: &Transaction<'_>, a: &AnswerShown) -> rusqlite::Result<()> 
          tool_ids, result_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
-        a.time_ms,
+        stamp(a.time_ms),
         a.request_id,
         a.session_id,
         a.kind.as_str(),
@@ -265,7 +276,7 @@ fn insert_feedback(tx: &Transaction<'_>, f: &Feedback) -> rusqlite::Result<()> {
          tool_id, signal, implicit, comment) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
     )?
     .execute(params![
-        f.time_ms,
+        stamp(f.time_ms),
         f.request_id,
         f.session_id,
         f.query,
