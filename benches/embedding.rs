@@ -58,14 +58,14 @@ fn catalog_texts(dir: &Path) -> Vec<String> {
 }
 
 fn embedding(c: &mut Criterion) {
-    use toolscout::embed::onnx::{Precision, DEFAULT_THREADS};
+    use toolscout::embed::onnx::{default_sessions, Precision};
     let models = toolscout::config::default_dir("models");
     let texts = catalog_texts(&toolscout::config::default_dir("catalog"));
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     // Both model files in one run, so their ratio is measured under the same conditions; the
     // product runs `Precision::preferred` (w8a8 where the CPU has VNNI).
     for precision in [Precision::W8A8, Precision::W8A32] {
-        let embedder = OnnxEmbedder::load_precision(&models, DEFAULT_THREADS, precision)
+        let embedder = OnnxEmbedder::load_precision(&models, default_sessions(), precision)
             .unwrap_or_else(|e| panic!("{e} (models dir {})", models.display()));
         let name = embedder.model_id().to_string();
         c.bench_function(&format!("embed/single_query/{name}"), |b| {

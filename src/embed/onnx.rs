@@ -10,6 +10,7 @@
 //! `ndarray` crosses no API boundary here: `ort` rc.15 is built against ndarray 0.17 while this
 //! crate uses 0.16, so tensors go in and out of ONNX Runtime as `(shape, slice)` pairs.
 
+use self::pool::{run_split, Sessions};
 pub use self::precision::Precision;
 use self::pure::{batches, token_counts};
 pub use self::pure::{l2_normalize, mean_pool, tokenize, TokenArrays};
@@ -17,7 +18,8 @@ use super::{Embedder, ModelStatus};
 use crate::error::Error;
 use ndarray::{Array2, ArrayView3};
 use ort::environment::Environment;
-use ort::session::{Session, SessionInputValue};
+use ort::session::builder::PrepackedWeights;
+use ort::session::{RunOptions, Session, SessionInputValue, SessionOutputs};
 use ort::value::{Outlet, TensorElementType, TensorRef};
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -29,9 +31,7 @@ pub const DIM: usize = 384;
 /// Longer inputs are cut here. The model was trained on 128-token windows but handles up to 512;
 /// 256 keeps whole tool descriptions while bounding the quadratic attention cost.
 pub const MAX_TOKENS: usize = 256;
-/// Intra-op threads of the session: the machines this runs on have 2 cores.
-pub const DEFAULT_THREADS: usize = 2;
-/// Texts per `Session::run`. Larger batches gain little on 2 cores and hold the session lock
+/// Texts per `Session::run`. Larger batches gain little on 2 cores and hold a session
 /// longer, so a short query waiting behind a bulk indexing call waits at most one chunk.
 pub const CHUNK_SIZE: usize = 32;
 
@@ -48,20 +48,26 @@ static RUNTIME: OnceLock<(PathBuf, Environment)> = OnceLock::new();
 /// attempt (say, a missing library) be retried later with another path.
 static RUNTIME_INIT: Mutex<()> = Mutex::new(());
 
+/// The number of sessions [`OnnxEmbedder::load`] opens, and the intra-op threads of the
+/// first: one a core, at most 4 (each session holds a copy of the model's weights, ~25 MB).
+pub fn default_sessions() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
+}
+
 /// all-MiniLM-L6-v2 through ONNX Runtime.
 ///
-/// One session behind a `Mutex`, with 2 intra-op threads. `Session::run` needs `&mut` in ort
-/// rc.15, so sessions cannot be shared bare. Measured on the 2-core machine with the same
-/// onnxruntime 1.31.1 library through its Python API (200 texts of 8-40 words, chunks of 32):
-/// one 2-thread session serves one caller at ~167 texts/s and two
-/// concurrent callers through the mutex at ~188 texts/s; a pool of two 1-thread sessions reaches
-/// ~191 texts/s with two callers but only ~94 texts/s for a lone caller (a single call would have
-/// to be split across sessions to use both cores), and two 2-thread sessions oversubscribe the
-/// cores (~121 texts/s). The mutex matches the pool under concurrency, wins for the common single
-/// caller, and keeps one copy of the model in memory. The lock is taken per chunk, not per call.
+/// A few sessions (see [`pool`]): `Session::run` needs `&mut` in ort rc.15, so each sits
+/// behind its own lock, taken per chunk. The first has one intra-op thread a core and runs every
+/// call of more than one chunk (bulk indexing); a query takes whichever session is idle.
+/// Measured on the 2-core machine with the same onnxruntime 1.31.1 library through its Python
+/// API (200 texts of 8-40 words, chunks of 32): one 2-thread session serves one caller at
+/// ~167 texts/s, one 1-thread session ~94 texts/s. Bulk calls stay on one session because
+/// ONNX Runtime's memory arena keeps, per session, what its largest run needed (~100 MB for
+/// 32 texts of 256 tokens) and never gives it back: splitting a bulk call over two sessions
+/// took the server from 257 to 431 MB at start and to a 653 MB peak without the arena.
 pub struct OnnxEmbedder {
     tokenizer: Tokenizer,
-    session: Mutex<Session>,
+    sessions: Sessions,
     /// Some exports of the model drop `token_type_ids` (it is all zeros for single sentences).
     feeds_token_type_ids: bool,
     precision: Precision,
@@ -83,21 +89,22 @@ impl std::fmt::Debug for OnnxEmbedder {
 }
 
 impl OnnxEmbedder {
-    /// Loads the embedder from `models_dir` (see `models/README.md`) with [`DEFAULT_THREADS`]
-    /// and the [preferred](Precision::preferred) model file.
+    /// Loads the embedder from `models_dir` (see `models/README.md`) with
+    /// [`default_sessions`] and the [preferred](Precision::preferred) model file.
     pub fn load(models_dir: &Path) -> Result<OnnxEmbedder, Error> {
-        OnnxEmbedder::load_with_threads(models_dir, DEFAULT_THREADS)
+        OnnxEmbedder::load_with_sessions(models_dir, default_sessions())
     }
 
-    /// Loads the embedder with `threads` intra-op threads (0 is taken as 1).
-    pub fn load_with_threads(models_dir: &Path, threads: usize) -> Result<OnnxEmbedder, Error> {
-        OnnxEmbedder::load_precision(models_dir, threads, Precision::preferred(models_dir))
+    /// Loads the embedder with `sessions` sessions (0 is taken as 1), the first with as many
+    /// intra-op threads.
+    pub fn load_with_sessions(models_dir: &Path, sessions: usize) -> Result<OnnxEmbedder, Error> {
+        OnnxEmbedder::load_precision(models_dir, sessions, Precision::preferred(models_dir))
     }
 
     /// Loads the embedder running the model file of `precision`, whatever the CPU.
     pub fn load_precision(
         models_dir: &Path,
-        threads: usize,
+        sessions: usize,
         precision: Precision,
     ) -> Result<OnnxEmbedder, Error> {
         check_files(models_dir)?;
@@ -109,56 +116,83 @@ impl OnnxEmbedder {
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"))?;
         let env = runtime(&dir.join("libonnxruntime.so"))?;
         let model_path = dir.join(precision.file());
-        let session = Session::builder(env)
-            .map_err(|e| unavailable("cannot configure an ONNX Runtime session", e))?
-            .with_intra_threads(threads.max(1))
-            .map_err(|e| unavailable("cannot set the session's thread count", e))?
-            // Idle pool threads spin-wait by default, burning the cores the HTTP server, the
-            // lexical index and other processes need between runs. Measured on the loaded 2-core
-            // machine: same batch throughput without spinning, and lower single-query latency
-            // (9-10 ms against 12-17 ms), since spinners no longer compete for the cores.
-            // Spinning only within a run (`session.force_spinning_stop`) was measured too: an
-            // idle machine embeds a short query in 1.05 ms against 1.8, but with both cores
-            // busy elsewhere in 3.3 ms against 1.6, the spinner holding a core the other
-            // thread waits for. A server is busiest exactly when latency matters, so no.
-            .with_intra_op_spinning(false)
-            .map_err(|e| unavailable("cannot configure the session's thread pool", e))?
-            // ONNX Runtime fuses each residual Add + LayerNormalization into one
-            // SkipLayerNormalization, whose CPU kernel is slower than the two it replaces here:
-            // measured with onnxruntime 1.31.1 on the 2-core machine, a batch of 32 x 40 tokens
-            // 98 -> 86 ms (w8a8) and 174 -> 161 ms (float), one short query 2.0 -> 1.8 ms.
-            .with_disabled_optimizers("SkipLayerNormFusion")
-            .map_err(|e| unavailable("cannot configure the session's graph optimizers", e))?
-            .commit_from_file(&model_path)
-            .map_err(|e| {
-                damaged(
-                    format_args!("cannot load the model {}", model_path.display()),
-                    e,
-                )
-            })?;
-        let inputs: Vec<Port> = session.inputs().iter().map(Port::from_outlet).collect();
-        let outputs: Vec<Port> = session.outputs().iter().map(Port::from_outlet).collect();
+        // Opened side by side: each takes ~0.1 s of parsing and optimising the graph.
+        let n = sessions.max(1);
+        // One copy of the weights as the CPU kernels lay them out, shared by every session.
+        let prepacked = std::panic::catch_unwind(PrepackedWeights::new).map_err(|_| {
+            Error::ModelUnavailable {
+                reason: "ONNX Runtime cannot create a prepacked-weights container".into(),
+            }
+        })?;
+        let sessions = run_split(n, n, |k| {
+            let threads = if k == 0 { n } else { 1 };
+            open_session(env, &model_path, threads, &prepacked)
+        })?;
+        let first = &sessions[0];
+        let inputs: Vec<Port> = first.inputs().iter().map(Port::from_outlet).collect();
+        let outputs: Vec<Port> = first.outputs().iter().map(Port::from_outlet).collect();
         let feeds_token_type_ids =
             check_signature(&inputs, &outputs).map_err(|problem| Error::ModelUnavailable {
                 reason: format!("{} {problem}", model_path.display()),
             })?;
         Ok(OnnxEmbedder {
             tokenizer,
-            session: Mutex::new(session),
+            sessions: Sessions::new(sessions),
             feeds_token_type_ids,
             precision,
             progress: None,
         })
     }
+}
 
+/// One session over the model file, with `threads` intra-op threads.
+fn open_session(
+    env: &Environment,
+    model_path: &Path,
+    threads: usize,
+    prepacked: &PrepackedWeights,
+) -> Result<Session, Error> {
+    Session::builder(env)
+        .map_err(|e| unavailable("cannot configure an ONNX Runtime session", e))?
+        .with_intra_threads(threads)
+        .map_err(|e| unavailable("cannot set the session's thread count", e))?
+        .with_prepacked_weights(prepacked)
+        .map_err(|e| unavailable("cannot share the model's prepacked weights", e))?
+        // Idle pool threads spin-wait by default, burning the cores the HTTP server, the
+        // lexical index and other processes need between runs. Measured on the loaded 2-core
+        // machine: same batch throughput without spinning, and lower single-query latency
+        // (9-10 ms against 12-17 ms), since spinners no longer compete for the cores.
+        // Spinning only within a run (`session.force_spinning_stop`) was measured too: an
+        // idle machine embeds a short query in 1.05 ms against 1.8, but with both cores
+        // busy elsewhere in 3.3 ms against 1.6, the spinner holding a core the other
+        // thread waits for. A server is busiest exactly when latency matters, so no.
+        .with_intra_op_spinning(false)
+        .map_err(|e| unavailable("cannot configure the session's thread pool", e))?
+        // ONNX Runtime fuses each residual Add + LayerNormalization into one
+        // SkipLayerNormalization, whose CPU kernel is slower than the two it replaces here:
+        // measured with onnxruntime 1.31.1 on the 2-core machine, a batch of 32 x 40 tokens
+        // 98 -> 86 ms (w8a8) and 174 -> 161 ms (float), one short query 2.0 -> 1.8 ms.
+        .with_disabled_optimizers("SkipLayerNormFusion")
+        .map_err(|e| unavailable("cannot configure the session's graph optimizers", e))?
+        .commit_from_file(model_path)
+        .map_err(|e| {
+            damaged(
+                format_args!("cannot load the model {}", model_path.display()),
+                e,
+            )
+        })
+}
+
+impl OnnxEmbedder {
     /// Reports the texts done of each call to `progress`, chunk by chunk (the chunks are the
     /// same with or without it, so are the vectors).
     pub fn set_progress(&mut self, progress: Progress) {
         self.progress = Some(progress);
     }
 
-    /// Embeds one chunk (all texts padded to the chunk's longest), one row per text.
-    fn embed_chunk(&self, batch: &[&str]) -> Result<Array2<f32>, Error> {
+    /// Embeds one chunk (all texts padded to the chunk's longest), one row per text, on the
+    /// first session when `bulk`, else on any idle one.
+    fn embed_chunk(&self, batch: &[&str], bulk: bool) -> Result<Array2<f32>, Error> {
         let (ids, mask, type_ids) = tokenize(&self.tokenizer, batch)?;
         let (rows, cols) = ids.dim();
         let mut inputs: Vec<(&str, SessionInputValue<'_>)> = vec![
@@ -168,30 +202,56 @@ impl OnnxEmbedder {
         if self.feeds_token_type_ids {
             inputs.push((TOKEN_TYPE_IDS, tensor(&type_ids)?.into()));
         }
-        // A panic while the lock was held cannot leave the session half-updated from our side
-        // (we keep no state in it), so a poisoned lock is still usable.
-        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-        let outputs = session
-            .run(inputs)
-            .map_err(|e| failed("ONNX Runtime failed to run the model", e))?;
-        let hidden = outputs
-            .get(HIDDEN_STATE)
-            .ok_or_else(|| Error::EmbeddingFailed {
-                reason: format!("the model returned no {HIDDEN_STATE}"),
-            })?;
-        let (shape, data) = hidden
-            .try_extract_tensor::<f32>()
-            .map_err(|e| failed(format_args!("cannot read {HIDDEN_STATE}"), e))?;
-        let expected = [rows as i64, cols as i64, DIM as i64];
-        if shape[..] != expected {
-            return Err(Error::EmbeddingFailed {
-                reason: format!("{HIDDEN_STATE} has shape {shape}, expected {expected:?}"),
-            });
+        let shape = (rows, cols);
+        if bulk {
+            // ONNX Runtime's arena keeps what a session's largest run needed; bulk runs hand
+            // it back when they end (measured: a server 20 MB smaller after embedding the
+            // shipped catalog, 345 -> 325 MB).
+            let mut options =
+                RunOptions::new().map_err(|e| failed("cannot create run options", e))?;
+            options
+                .set("memory.enable_memory_arena_shrinkage", "cpu:0")
+                .map_err(|e| failed("cannot set the arena shrinkage", e))?;
+            self.sessions.with_first(|session| {
+                let outputs = session
+                    .run_with_options(inputs, &options)
+                    .map_err(|e| failed("ONNX Runtime failed to run the model", e))?;
+                pool_output(&outputs, mask.view(), shape)
+            })
+        } else {
+            self.sessions.with(|session| {
+                let outputs = session
+                    .run(inputs)
+                    .map_err(|e| failed("ONNX Runtime failed to run the model", e))?;
+                pool_output(&outputs, mask.view(), shape)
+            })
         }
-        let hidden = ArrayView3::from_shape((rows, cols, DIM), data)
-            .map_err(|e| failed(format_args!("cannot view {HIDDEN_STATE}"), e))?;
-        Ok(l2_normalize(mean_pool(hidden, mask.view())))
     }
+}
+
+/// A run's hidden state, mean-pooled over `mask` and normalised: one row per text.
+fn pool_output(
+    outputs: &SessionOutputs<'_>,
+    mask: ndarray::ArrayView2<'_, i64>,
+    (rows, cols): (usize, usize),
+) -> Result<Array2<f32>, Error> {
+    let hidden = outputs
+        .get(HIDDEN_STATE)
+        .ok_or_else(|| Error::EmbeddingFailed {
+            reason: format!("the model returned no {HIDDEN_STATE}"),
+        })?;
+    let (shape, data) = hidden
+        .try_extract_tensor::<f32>()
+        .map_err(|e| failed(format_args!("cannot read {HIDDEN_STATE}"), e))?;
+    let expected = [rows as i64, cols as i64, DIM as i64];
+    if shape[..] != expected {
+        return Err(Error::EmbeddingFailed {
+            reason: format!("{HIDDEN_STATE} has shape {shape}, expected {expected:?}"),
+        });
+    }
+    let hidden = ArrayView3::from_shape((rows, cols, DIM), data)
+        .map_err(|e| failed(format_args!("cannot view {HIDDEN_STATE}"), e))?;
+    Ok(l2_normalize(mean_pool(hidden, mask)))
 }
 
 impl Embedder for OnnxEmbedder {
@@ -223,10 +283,12 @@ impl Embedder for OnnxEmbedder {
         };
         report(0);
         let mut done = 0;
-        for range in batches(&lengths) {
+        let ranges = batches(&lengths);
+        let bulk = ranges.len() > 1;
+        for range in ranges {
             let chunk = &order[range];
             let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-            let vectors = self.embed_chunk(&batch)?;
+            let vectors = self.embed_chunk(&batch, bulk)?;
             for (&i, row) in chunk.iter().zip(vectors.rows()) {
                 out[i] = row.to_vec();
             }
@@ -440,6 +502,7 @@ fn check_signature(inputs: &[Port], outputs: &[Port]) -> Result<bool, String> {
     Ok(inputs.iter().any(|p| p.name == TOKEN_TYPE_IDS))
 }
 
+mod pool;
 mod precision;
 mod pure;
 #[cfg(test)]

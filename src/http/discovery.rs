@@ -7,11 +7,10 @@ use super::json::JsonBody;
 use super::query::{self, QueryPairs};
 use super::AppState;
 use crate::error::Violation;
-use crate::format::{render_recommend, Rendered};
+use crate::service::Rendition;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde_json::{Map, Value};
 
 pub(crate) async fn search(
@@ -36,11 +35,7 @@ async fn run_search(state: AppState, body: Value) -> Result<Response, ApiError> 
         .search_rendered(&body)
         .await
         .map_err(|e| ApiError::new("search", e))?;
-    Ok((
-        [(header::CONTENT_TYPE, rendition.content_type)],
-        rendition.body.clone(),
-    )
-        .into_response())
+    Ok(rendition_response(&rendition))
 }
 
 /// `POST /recommend`: one call on the service, rendered.
@@ -48,27 +43,21 @@ pub(crate) async fn recommend(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let op = "recommend";
-    let answer = state
+    let rendition = state
         .service
-        .recommend(&body)
+        .recommend_rendered(&body)
         .await
-        .map_err(|e| ApiError::new(op, e))?;
-    let rendered = render_recommend(&answer.response, answer.presentation)
-        .map_err(|e| ApiError::new(op, e))?;
-    Ok(rendered_response(rendered))
+        .map_err(|e| ApiError::new("recommend", e))?;
+    Ok(rendition_response(&rendition))
 }
 
-/// A rendered response with its content type: JSON, or Markdown as `text/markdown`.
-pub(crate) fn rendered_response(rendered: Rendered) -> Response {
-    match rendered {
-        Rendered::Json(value) => Json(value).into_response(),
-        Rendered::Markdown(text) => (
-            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
-            text,
-        )
-            .into_response(),
-    }
+/// A rendered answer with its content type.
+pub(crate) fn rendition_response(rendition: &Rendition) -> Response {
+    (
+        [(header::CONTENT_TYPE, rendition.content_type)],
+        rendition.body.clone(),
+    )
+        .into_response()
 }
 
 /// Short query-parameter names and the request fields they stand for; any other parameter

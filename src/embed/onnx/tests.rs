@@ -20,7 +20,7 @@ fn embedder_of(precision: Precision) -> &'static OnnxEmbedder {
     };
     cell.get_or_init(|| {
         let dir = crate::config::default_dir("models");
-        OnnxEmbedder::load_precision(&dir, DEFAULT_THREADS, precision)
+        OnnxEmbedder::load_precision(&dir, default_sessions(), precision)
             .unwrap_or_else(|e| panic!("{e} (models dir {})", dir.display()))
     })
 }
