@@ -84,6 +84,7 @@ pub struct Overrides {
     pub log_level: Option<String>,
     pub log_dir: Option<PathBuf>,
     pub cache_dir: Option<PathBuf>,
+    pub data_dir: Option<PathBuf>,
     pub cors_origins: Option<Vec<String>>,
 }
 

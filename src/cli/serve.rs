@@ -33,6 +33,10 @@ pub(crate) struct ServeArgs {
     /// Directory of the catalog vector cache; empty turns it off (env TOOLSCOUT_CACHE_DIR)
     #[arg(long, value_name = "DIR")]
     pub(crate) cache_dir: Option<PathBuf>,
+    /// Directory of the usage store (executions, answers shown, feedback); "" turns it off
+    /// (default ~/.toolscout/data; env TOOLSCOUT_DATA_DIR)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) data_dir: Option<PathBuf>,
     /// Origins browsers may call the API from, comma-separated, or * for any (CORS is off
     /// by default; env TOOLSCOUT_CORS_ORIGINS)
     #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
@@ -55,6 +59,7 @@ pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Err
     flags.auth_token = args.auth_token;
     flags.max_body_bytes = args.max_body_bytes;
     flags.log_dir = args.log_dir;
+    flags.data_dir = args.data_dir;
     flags.cache_dir = args.cache_dir;
     flags.cors_origins = args.cors_origins;
     let config = Config::load(&flags)?;

@@ -184,7 +184,12 @@ impl Layers<'_> {
             file.cache_dir.take(),
             flags.cache_dir.clone(),
         );
-        let data_dir = self.pick_path("data_dir", data_default, file.data_dir.take(), None);
+        let data_dir = self.pick_path(
+            "data_dir",
+            data_default,
+            file.data_dir.take(),
+            flags.data_dir.clone(),
+        );
         [set(log_dir), set(cache_dir), set(data_dir)]
     }
 

@@ -1,5 +1,6 @@
-//! Cross-cutting HTTP concerns: request ids (echoed or generated, visible to error bodies
-//! through a task-local), one log record per request (stderr and the JSON-lines request log),
+//! Cross-cutting HTTP concerns: request ids (echoed or generated) and an optional session id
+//! (`X-Session-Id`), visible to error bodies and the usage store through the service's
+//! `Caller`; one log record per request (stderr and the JSON-lines request log),
 //! bearer-token auth, and CORS.
 
 use super::access_log::match_route;
@@ -7,6 +8,7 @@ use super::envelope::{ApiError, ErrorInfo};
 use super::problem::HttpError;
 use super::AppState;
 use crate::service::log::Entry;
+use crate::service::Caller;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
@@ -16,14 +18,13 @@ use std::time::{Duration, Instant};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
-
-tokio::task_local! {
-    static REQUEST_ID: String;
-}
+/// The caller's session, when it has one: an execution of a tool that a search of the same
+/// session returned counts as choosing it.
+pub const SESSION_ID_HEADER: &str = "x-session-id";
 
 /// The id of the request being served, if called while serving one.
 pub(crate) fn current_request_id() -> Option<String> {
-    REQUEST_ID.try_with(Clone::clone).ok()
+    Caller::current().request_id
 }
 
 /// Echoes a sane caller-supplied `X-Request-Id` or makes one, and logs the request.
@@ -32,17 +33,15 @@ pub(crate) async fn request_id(
     req: Request,
     next: Next,
 ) -> Response {
-    let id = req
-        .headers()
-        .get(REQUEST_ID_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.chars().all(|c| c.is_ascii_graphic()))
-        .map(str::to_string)
-        .unwrap_or_else(new_request_id);
+    let id = sane_header(&req, REQUEST_ID_HEADER).unwrap_or_else(new_request_id);
+    let caller = Caller {
+        request_id: Some(id.clone()),
+        session_id: sane_header(&req, SESSION_ID_HEADER),
+    };
     let method = req.method().clone();
     let path = req.uri().path().to_string();
     let start = Instant::now();
-    let mut response = REQUEST_ID.scope(id.clone(), next.run(req)).await;
+    let mut response = caller.scope(next.run(req)).await;
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
@@ -73,6 +72,14 @@ pub(crate) async fn request_id(
         cause: error.and_then(|e| e.cause.as_deref()),
     });
     response
+}
+
+/// A header's value, if it is a sane id (see `Caller::sane_id`).
+fn sane_header(req: &Request, name: &str) -> Option<String> {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(Caller::sane_id)
 }
 
 /// With a configured token, every route but `/health` needs `Authorization: Bearer <token>`.

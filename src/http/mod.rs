@@ -16,6 +16,7 @@ mod problem;
 mod query;
 mod status;
 mod tools_call;
+mod usage;
 
 pub use envelope::{ApiError, Problem};
 pub use problem::{HttpCode, HttpError};
@@ -100,6 +101,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/catalog/validate"),
     ("GET", "/catalog/status"),
     ("POST", "/catalog/reload"),
+    ("POST", "/feedback"),
+    ("GET", "/stats"),
     ("GET", "/tools/list"),
     ("GET", "/tools/info/{toolName}"),
     ("POST", "/tools/call/{toolName}"),
@@ -127,6 +130,8 @@ pub fn app(state: AppState) -> Router {
         .route("/catalog/validate", post(catalog::validate))
         .route("/catalog/status", get(status::catalog_status))
         .route("/catalog/reload", post(catalog::reload))
+        .route("/feedback", post(usage::feedback))
+        .route("/stats", get(usage::stats))
         .route("/tools/list", get(octocode::tools_list))
         .route("/tools/info/{toolName}", get(octocode::tools_info))
         .route("/tools/call/{toolName}", post(tools_call::call))

@@ -9,7 +9,7 @@ mod components;
 use super::AppState;
 use crate::catalog::Catalog;
 use axum::extract::State;
-use components::{hoist_defs, schemas};
+use components::{hoist_defs, schemas, usage_schemas};
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 
@@ -342,6 +342,12 @@ fn operations() -> Vec<Op> {
         op("POST", "/catalog/reload", "catalog", "Read every catalog source again and serve the result; what changed")
             .ok("CatalogReload")
             .errors(&[422]),
+        op("POST", "/feedback", "usage", "Feedback on one tool of an answer, named by its request id or query")
+            .ok("FeedbackReceipt")
+            .body("FeedbackRequest")
+            .errors(&[404]),
+        op("GET", "/stats", "usage", "Measured use: the usage store, most used and most failing tools, queries that found nothing good")
+            .ok("StatsReport"),
         op("GET", "/tools/list", "octocode", "The tools toolscout runs, with one-line descriptions")
             .ok("OctocodeToolList"),
         op("GET", "/tools/info/{toolName}", "octocode", "One tool with its input JSON Schema")
@@ -376,10 +382,12 @@ fn build() -> Value {
             .or_insert_with(|| json!({}));
         entry[op.method.to_lowercase()] = op.to_json();
     }
-    let mut components = match schemas() {
-        Value::Object(map) => map,
-        _ => unreachable!("schemas() is an object"),
-    };
+    let mut components = Map::new();
+    for part in [schemas(), usage_schemas()] {
+        if let Value::Object(map) = part {
+            components.extend(map);
+        }
+    }
     hoist_defs(&mut components);
     json!({
         "openapi": "3.1.0",
@@ -393,6 +401,7 @@ fn build() -> Value {
         "security": [{}, { "bearer": [] }],
         "tags": [
             { "name": "discovery", "description": "Finding the right tool" },
+            { "name": "usage", "description": "What was run and chosen, and feedback on answers" },
             { "name": "catalog", "description": "The tool catalog: browsing, validation, status" },
             { "name": "octocode", "description": "Routes compatible with octocode-research" },
             { "name": "operations", "description": "Health and this document" },

@@ -15,15 +15,18 @@ pub enum Embedded {
     CompareRequest,
     /// `POST /catalog/validate`'s body: one tool object or a non-empty array of them.
     ValidateRequest,
+    /// `POST /feedback`'s body.
+    FeedbackRequest,
 }
 
 impl Embedded {
-    pub const ALL: [Embedded; 5] = [
+    pub const ALL: [Embedded; 6] = [
         Embedded::Tool,
         Embedded::SearchRequest,
         Embedded::RecommendRequest,
         Embedded::CompareRequest,
         Embedded::ValidateRequest,
+        Embedded::FeedbackRequest,
     ];
 
     /// The schema's text.
@@ -36,13 +39,14 @@ impl Embedded {
             Embedded::ValidateRequest => {
                 include_str!("../../schemas/catalog.validate.request.json")
             }
+            Embedded::FeedbackRequest => include_str!("../../schemas/feedback.request.json"),
         }
     }
 
     /// The compiled schema. Every embedded schema compiles (a unit test holds them to it),
     /// so the `expect`s below cannot fire in a built binary.
     pub fn compiled(self) -> &'static Schema {
-        static CACHE: [OnceLock<Schema>; 5] = [const { OnceLock::new() }; 5];
+        static CACHE: [OnceLock<Schema>; 6] = [const { OnceLock::new() }; 6];
         CACHE[self as usize].get_or_init(|| {
             let value: Value = serde_json::from_str(self.text()).expect("embedded schema is JSON");
             Schema::compile(&value).expect("embedded schema compiles")

@@ -5,15 +5,19 @@
 //! comes back, so the same request gives the same answer and the same error text through
 //! every door. CPU work (ranking, embedding) runs off the async runtime.
 
+mod caller;
 pub mod log;
 mod reload;
 mod rendered;
 mod status;
 mod tools;
+mod usage;
 
+pub use caller::Caller;
 pub use reload::{CatalogLoader, LoadFuture, Reloaded};
 pub use rendered::Rendition;
 pub use tools::{ToolPage, ToolSummary, MAX_PER_PAGE};
+pub use usage::{FeedbackReceipt, StatsReport};
 
 use crate::admission::{Gate, GateStats};
 use crate::catalog::{Catalog, ToolRecord};
@@ -26,6 +30,7 @@ use crate::engine::{
 use crate::error::{Error, Result};
 use crate::exec::{CallResult, Executor};
 use crate::format::{compare_response_format, Presentation, ResponseFormat};
+use crate::usage::{AnswerKind, UsageStore};
 use serde_json::Value;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -70,6 +75,8 @@ pub struct Service {
     /// The serving catalog's version, for those who follow changes (MCP sessions tell their
     /// clients the tool list changed).
     changes: tokio::sync::watch::Sender<String>,
+    /// Where executions, answers shown and feedback are recorded (`data_dir`).
+    usage: Arc<dyn UsageStore>,
 }
 
 impl Service {
@@ -104,6 +111,7 @@ impl Service {
         let rendered = rendered::cache(budget, Duration::from_secs(search.cache_ttl.max(1)));
         let version = engine.catalog().version().to_string();
         Ok(Service {
+            usage: crate::usage::open(&config),
             rendered,
             gate: Gate::new("search", limits),
             models: ModelStatus::inspect(&config.models_dir),
@@ -174,6 +182,11 @@ impl Service {
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine();
         let response = self.gated(move || engine.search_counted(&req)).await?;
+        self.record_answer(
+            AnswerKind::Search,
+            &response.query,
+            ids(&response.results, |r| &r.tool_id),
+        );
         Ok(Answer {
             response,
             presentation,
@@ -186,6 +199,11 @@ impl Service {
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine();
         let response = self.gated(move || engine.recommend(&req)).await?;
+        self.record_answer(
+            AnswerKind::Recommend,
+            &response.task_description,
+            ids(&response.recommendations, |r| &r.tool.tool_id),
+        );
         Ok(Answer {
             response,
             presentation,
@@ -220,19 +238,59 @@ impl Service {
         body: &Value,
         on_done: &(dyn Fn() + Sync),
     ) -> Result<CallResult> {
+        let started = Instant::now();
         match self.executor.resolve(name) {
             Ok(tool) => {
                 let queries = Executor::queries(body)?;
-                Ok(self.executor.call_observed(tool, queries, on_done).await)
+                let tool_id = self.builtin_id(tool.name());
+                let result = self
+                    .executor
+                    .call_observed(tool, queries.clone(), on_done)
+                    .await;
+                let call = usage::CallRecord {
+                    tool_id,
+                    source: "builtin".into(),
+                    queries: &queries,
+                    started,
+                };
+                self.record_call(call, &result);
+                Ok(result)
             }
             Err(not_builtin) => {
                 let Some(record) = self.upstream_tool(name) else {
                     return Err(self.with_upstream_suggestions(not_builtin, name));
                 };
                 let queries = Executor::upstream_queries(body)?;
-                Ok(self.executor.call_upstream(&record, queries, on_done).await)
+                let result = self
+                    .executor
+                    .call_upstream(&record, queries.clone(), on_done)
+                    .await;
+                let call = usage::CallRecord {
+                    tool_id: record.tool_id.clone(),
+                    source: record
+                        .source
+                        .as_ref()
+                        .map_or_else(|| "mcp".into(), |s| s.name.clone()),
+                    queries: &queries,
+                    started,
+                };
+                self.record_call(call, &result);
+                Ok(result)
             }
         }
+    }
+
+    /// The catalog id of the builtin tool run by `execution_name` (the name itself when no
+    /// catalog entry binds it).
+    fn builtin_id(&self, execution_name: &str) -> String {
+        self.catalog()
+            .executable()
+            .find(|t| {
+                t.execution
+                    .as_ref()
+                    .is_some_and(|e| e.kind == "builtin" && e.name == execution_name)
+            })
+            .map_or_else(|| execution_name.to_string(), |t| t.tool_id.clone())
     }
 
     /// The tools of upstream MCP servers this service runs by forwarding, in id order.
@@ -289,6 +347,11 @@ impl Service {
             })
             .collect()
     }
+}
+
+/// The ids of an answer's tools, best first.
+fn ids<T>(items: &[T], id: impl Fn(&T) -> &String) -> Vec<String> {
+    items.iter().map(|t| id(t).clone()).collect()
 }
 
 /// Runs CPU work on the blocking pool; a task that dies is an internal error, never a hang.

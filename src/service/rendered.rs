@@ -19,17 +19,21 @@ use crate::format::{
     compare_response_format, render_compare, render_recommend, render_search, Presentation,
     Rendered, ResponseFormat,
 };
+use crate::usage::AnswerKind;
 use bytes::Bytes;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A rendered answer: its media type and body.
+/// A rendered answer: its media type and body, and the query and tool ids it shows (what
+/// the usage store records of it, even when it comes from the cache).
 #[derive(Debug, Clone)]
 pub struct Rendition {
     pub content_type: &'static str,
     pub body: Bytes,
+    pub(crate) query: String,
+    pub(crate) shown: Vec<String>,
 }
 
 /// Bytes reserved per hit of a full JSON answer before serialising (a detailed hit is 4-7 KB),
@@ -45,7 +49,18 @@ impl Rendition {
         Ok(Rendition {
             content_type: "application/json",
             body: body.into(),
+            query: String::new(),
+            shown: Vec::new(),
         })
+    }
+
+    /// The same rendition, saying what it shows.
+    fn showing(self, query: &str, shown: Vec<String>) -> Rendition {
+        Rendition {
+            query: query.to_string(),
+            shown,
+            ..self
+        }
     }
 
     fn of(rendered: Rendered) -> Result<Rendition> {
@@ -54,6 +69,8 @@ impl Rendition {
             Rendered::Markdown(text) => Rendition {
                 content_type: "text/markdown; charset=utf-8",
                 body: text.into(),
+                query: String::new(),
+                shown: Vec::new(),
             },
         })
     }
@@ -82,6 +99,7 @@ impl Service {
             .map_err(|e| Error::Internal(e.to_string()))?;
         if let Some(hit) = self.rendered.get(&key) {
             self.engine().count_cache_hit();
+            self.record_answer(AnswerKind::Search, &hit.query, hit.shown.clone());
             return Ok(hit);
         }
         let engine = self.engine();
@@ -100,9 +118,15 @@ impl Service {
                 } else {
                     Rendition::of(render_search(&response, presentation)?)?
                 };
-                Ok((rendition, keep))
+                let shown = response.results.iter().map(|r| r.tool_id.clone()).collect();
+                Ok((rendition.showing(&response.query, shown), keep))
             })
             .await?;
+        self.record_answer(
+            AnswerKind::Search,
+            &rendition.query,
+            rendition.shown.clone(),
+        );
         let rendition = Arc::new(rendition);
         if keep {
             self.rendered.insert(key, rendition.clone());
@@ -116,16 +140,26 @@ impl Service {
         let req = Valid::<RecommendationRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
         let engine = self.engine();
-        self.gated(move || {
-            let response = engine.recommend(&req)?;
-            if presentation == Presentation::default() {
-                let hits = response.recommendations.len() + response.workflow.len();
-                Rendition::json(&response, hits * BYTES_PER_HIT)
-            } else {
-                Rendition::of(render_recommend(&response, presentation)?)
-            }
-        })
-        .await
+        let rendition = self
+            .gated(move || {
+                let response = engine.recommend(&req)?;
+                let rendition = if presentation == Presentation::default() {
+                    let hits = response.recommendations.len() + response.workflow.len();
+                    Rendition::json(&response, hits * BYTES_PER_HIT)?
+                } else {
+                    Rendition::of(render_recommend(&response, presentation)?)?
+                };
+                let shown = response.recommendations.iter();
+                let shown = shown.map(|r| r.tool.tool_id.clone()).collect();
+                Ok(rendition.showing(&response.task_description, shown))
+            })
+            .await?;
+        self.record_answer(
+            AnswerKind::Recommend,
+            &rendition.query,
+            rendition.shown.clone(),
+        );
+        Ok(rendition)
     }
 
     /// Compare, rendered as `response_format` asks: the same answer as [`Service::compare`]

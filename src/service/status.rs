@@ -48,6 +48,8 @@ impl Service {
             "circuits": self.executor().circuits(),
             // The CPU gates: workers busy, requests waiting, admitted and refused (503) so far.
             "gates": self.gates().iter().map(|(name, stats)| (name.to_string(), json!(stats))).collect::<serde_json::Map<_, _>>(),
+            // The usage store: on or off (and why), records written, dropped and failed.
+            "usage": self.usage_health(),
         });
         // Sessions with upstream MCP servers (`mcp` sources), when there are any.
         if let Some(upstreams) = self.executor().upstream_status() {

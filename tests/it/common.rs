@@ -20,11 +20,12 @@ pub fn shipped_catalog() -> PathBuf {
 }
 
 /// The binary as a command that never touches the real home: file logs and the vector
-/// cache off unless a test turns them on.
+/// cache and the usage store off unless a test turns them on.
 pub fn toolscout() -> std::process::Command {
     let mut cmd = std::process::Command::new(toolscout_bin());
     cmd.env("TOOLSCOUT_CACHE_DIR", "")
-        .env("TOOLSCOUT_LOG_DIR", "");
+        .env("TOOLSCOUT_LOG_DIR", "")
+        .env("TOOLSCOUT_DATA_DIR", "");
     cmd
 }
 

@@ -332,6 +332,9 @@ async fn response_bodies_snapshot() {
         // One worker per core, 32 places a worker: the machine's, not the server's.
         ".gates.*.workers" => "[cores]",
         ".gates.*.queue" => "[32 x cores]",
+        // The test's own data directory, and records the writer may not have written yet.
+        ".usage.path" => "[data_dir]/usage.db",
+        ".usage.written" => "[written]",
     });
 }
 

@@ -53,3 +53,4 @@ mod search;
 mod search_names;
 mod server;
 mod tools_call;
+mod usage;

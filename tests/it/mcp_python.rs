@@ -46,6 +46,10 @@ fn run_script(script: &str, args: &[OsString]) -> Value {
         .args(args)
         // No __pycache__ beside the scripts in the source tree.
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        // The servers it starts keep no logs, cache or usage in the real home.
+        .env("TOOLSCOUT_LOG_DIR", "")
+        .env("TOOLSCOUT_CACHE_DIR", "")
+        .env("TOOLSCOUT_DATA_DIR", "")
         .output()
         .expect("timeout starts");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -54,6 +54,7 @@ impl Server {
             .env_remove("TOOLSCOUT_CORS_ORIGINS")
             .env("TOOLSCOUT_LOG_DIR", log_dir.path())
             .env("TOOLSCOUT_CACHE_DIR", log_dir.path().join("cache"))
+            .env("TOOLSCOUT_DATA_DIR", log_dir.path().join("data"))
             .env_remove("TOOLSCOUT_WORKSPACE_ROOT")
             .env_remove("TOOLSCOUT_ALLOWED_PATHS")
             .env_remove("TOOLSCOUT_GITHUB_TOKEN")

@@ -97,7 +97,8 @@ pub(super) fn schemas() -> Value {
         "CatalogValidateRequest": embedded(VALIDATE_REQUEST_SCHEMA),
         "ErrorResponse": embedded(ERROR_SCHEMA),
         "Object": { "type": "object" },
-        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache", "tools", "circuits", "gates"], json!({
+        "Health": obj(&["status", "version", "uptime_seconds", "catalog", "models", "semantic_search", "search_modes", "cache", "tools", "circuits", "gates", "usage"], json!({
+            "usage": { "$ref": "#/components/schemas/UsageHealth" },
             "status": { "const": "ok" }, "version": s, "uptime_seconds": i,
             "catalog": obj(&["size", "version", "categories"], json!({ "size": i, "version": s, "categories": i })),
             "models": obj(&["files_present", "missing"], json!({ "files_present": b, "missing": strings })),
@@ -184,6 +185,65 @@ pub(super) fn schemas() -> Value {
         "PromptInfo": envelope(obj(&["name", "description", "arguments", "content", "rendered"], json!({
             "name": s, "description": s, "arguments": { "type": "array", "items": argument },
             "content": s, "rendered": { "description": "Whether arguments were filled in", "type": "boolean" } }))),
+    })
+}
+
+/// The usage store's schemas: its state in `/health`, `POST /feedback` and `GET /stats`.
+pub(super) fn usage_schemas() -> Value {
+    let (s, i, n, b) = (
+        json!({ "type": "string" }),
+        json!({ "type": "integer", "minimum": 0 }),
+        json!({ "type": "number" }),
+        json!({ "type": "boolean" }),
+    );
+    let signal = json!({ "enum": ["selected", "helpful", "not_helpful"] });
+    let error = obj(
+        &["error_type", "frequency"],
+        json!({
+        "error_type": s, "frequency": i, "common_causes": { "type": "array", "items": s },
+        "resolution_suggestions": { "type": "array", "items": s } }),
+    );
+    let tool = obj(
+        &[
+            "tool_id",
+            "total_uses",
+            "failed_uses",
+            "success_rate",
+            "failure_rate",
+            "average_execution_time",
+            "last_used",
+        ],
+        json!({
+        "tool_id": s, "total_uses": i, "failed_uses": i, "success_rate": n, "failure_rate": n,
+        "average_execution_time": { "type": "number", "description": "Milliseconds" }, "last_used": s,
+        "common_errors": { "type": "array", "items": error } }),
+    );
+    let unmet = obj(
+        &[
+            "query",
+            "query_hash",
+            "times",
+            "empty_answers",
+            "not_helpful",
+            "last_seen",
+        ],
+        json!({
+        "query": s, "query_hash": s, "times": i, "empty_answers": i, "not_helpful": i, "last_seen": s }),
+    );
+    json!({
+        "UsageHealth": obj(&["enabled", "written", "dropped", "failed"], json!({
+            "enabled": b, "path": s, "written": i,
+            "dropped": { "type": "integer", "minimum": 0, "description": "Records dropped because the writer's queue was full" },
+            "failed": i, "off_reason": s })),
+        "FeedbackRequest": embedded(crate::schema::Embedded::FeedbackRequest.text()),
+        "FeedbackReceipt": obj(&["success", "tool_id", "signal"], json!({
+            "success": { "const": true }, "tool_id": s, "signal": signal, "request_id": s, "query": s })),
+        "StatsReport": obj(&["store", "executions", "answers", "feedback", "top_tools", "failing_tools", "unmet_queries"], json!({
+            "store": { "$ref": "#/components/schemas/UsageHealth" },
+            "executions": i, "answers": i, "feedback": i,
+            "top_tools": { "type": "array", "items": tool.clone() },
+            "failing_tools": { "type": "array", "items": tool },
+            "unmet_queries": { "type": "array", "items": unmet } })),
     })
 }
 

@@ -1,0 +1,200 @@
+//! What the service tells the usage store, and what it reads back: every tool execution and
+//! every search or recommend answer shown (with the caller's request and session, see
+//! `Caller`), feedback on answers (`POST /feedback`), and the overview of `GET /stats`.
+//!
+//! Recording never waits: the store queues and drops when full (see `crate::usage`). Reading
+//! blocks on the database, so it runs off the async runtime.
+
+use super::{off_runtime, Caller, Service};
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use crate::exec::{CallResult, Failure, Status};
+use crate::schema::Embedded;
+use crate::usage::{
+    now_ms, AnswerKind, AnswerShown, Execution, Feedback, OutcomeKind, Signal, UsageHealth,
+    UsageOverview,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::time::Instant;
+
+/// Tools and queries listed in each part of `GET /stats`.
+const STATS_LIMIT: usize = 20;
+
+/// What `POST /feedback` answers: the feedback as recorded.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeedbackReceipt {
+    pub success: bool,
+    /// The catalog id of the tool, whatever name the caller gave.
+    pub tool_id: String,
+    pub signal: Signal,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}
+
+/// What `GET /stats` answers.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsReport {
+    pub store: UsageHealth,
+    #[serde(flatten)]
+    pub overview: UsageOverview,
+}
+
+/// One tool call, as the usage store is told it.
+pub(super) struct CallRecord<'a> {
+    pub tool_id: String,
+    pub source: String,
+    pub queries: &'a [Map<String, Value>],
+    pub started: Instant,
+}
+
+impl Service {
+    /// Records an answer shown to the current caller: its query and the ids it returned.
+    pub(super) fn record_answer(&self, kind: AnswerKind, query: &str, tool_ids: Vec<String>) {
+        let caller = Caller::current();
+        self.usage.record_answer(AnswerShown {
+            request_id: caller.request_id.unwrap_or_default(),
+            session_id: caller.session_id,
+            kind,
+            query: query.to_string(),
+            tool_ids,
+            time_ms: now_ms(),
+        });
+    }
+
+    /// Records a finished tool call.
+    pub(super) fn record_call(&self, call: CallRecord<'_>, result: &CallResult) {
+        let caller = Caller::current();
+        let mut parameters: Vec<String> = call
+            .queries
+            .iter()
+            .flat_map(|q| q.keys())
+            .cloned()
+            .collect();
+        parameters.sort();
+        parameters.dedup();
+        let (outcome, error_code) = outcome(result);
+        self.usage.record_execution(Execution {
+            tool_id: call.tool_id,
+            source: call.source,
+            outcome,
+            error_code,
+            latency_ms: call.started.elapsed().as_secs_f64() * 1e3,
+            output_bytes: result
+                .results
+                .iter()
+                .map(|q| serde_json::to_vec(&q.data).map_or(0, |b| b.len() as u64))
+                .sum(),
+            query_count: result.results.len() as u32,
+            parameters,
+            time_ms: now_ms(),
+            session_id: caller.session_id,
+            request_id: caller.request_id,
+        });
+    }
+
+    /// `POST /feedback`: checks the body, resolves the tool and records the feedback.
+    pub fn feedback(&self, body: &Value) -> Result<FeedbackReceipt> {
+        let violations = Embedded::FeedbackRequest.compiled().violations(body);
+        if !violations.is_empty() {
+            return Err(Error::Validation {
+                what: "feedback".into(),
+                violations,
+            });
+        }
+        let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_string);
+        let named = text("tool_id").unwrap_or_default();
+        let tool_id = resolve_tool(&self.catalog(), &named)?;
+        let signal = text("signal")
+            .as_deref()
+            .and_then(Signal::parse)
+            .ok_or_else(|| Error::Internal("signal passed the schema but not the parser".into()))?;
+        let feedback = Feedback {
+            request_id: text("request_id"),
+            query: text("query"),
+            tool_id: tool_id.clone(),
+            signal,
+            comment: text("comment"),
+            session_id: Caller::current().session_id,
+            time_ms: now_ms(),
+        };
+        feedback.check()?;
+        let receipt = FeedbackReceipt {
+            success: true,
+            tool_id,
+            signal,
+            request_id: feedback.request_id.clone(),
+            query: feedback.query.clone(),
+        };
+        self.usage.record_feedback(feedback);
+        Ok(receipt)
+    }
+
+    /// `GET /stats`: the store's state, the most used and most failing tools, and the
+    /// queries that found nothing good (the catalog maintainers' to-do list).
+    pub async fn stats(&self) -> Result<StatsReport> {
+        let usage = self.usage.clone();
+        off_runtime("stats", move || {
+            Ok(StatsReport {
+                store: usage.health(),
+                overview: usage.overview(STATS_LIMIT),
+            })
+        })
+        .await
+    }
+
+    /// The usage store's state, for `/health`.
+    pub fn usage_health(&self) -> UsageHealth {
+        self.usage.health()
+    }
+}
+
+/// How a call went, for the store: a timeout or an error when every query failed, a result
+/// when any query found something, else empty; with the first failure's code.
+fn outcome(result: &CallResult) -> (OutcomeKind, Option<String>) {
+    let failed: Vec<_> = result
+        .results
+        .iter()
+        .filter(|q| q.status == Status::Error)
+        .collect();
+    let code = failed.first().and_then(|q| {
+        q.data
+            .get("errorCode")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let kind = if !result.results.is_empty() && failed.len() == result.results.len() {
+        if failed.iter().any(|q| q.failure == Some(Failure::Timeout)) {
+            OutcomeKind::Timeout
+        } else {
+            OutcomeKind::Error
+        }
+    } else if result
+        .results
+        .iter()
+        .any(|q| q.status == Status::HasResults)
+    {
+        OutcomeKind::Ok
+    } else {
+        OutcomeKind::Empty
+    };
+    (kind, code)
+}
+
+/// The catalog id of a tool named by id, name, alias or execution name.
+fn resolve_tool(catalog: &Catalog, name: &str) -> Result<String> {
+    if let Some(tool) = catalog.find(name) {
+        return Ok(tool.tool_id.clone());
+    }
+    catalog
+        .tools()
+        .iter()
+        .find(|t| t.execution.as_ref().is_some_and(|e| e.name == name))
+        .map(|t| t.tool_id.clone())
+        .ok_or_else(|| Error::ToolNotFound {
+            id: name.to_string(),
+            suggestions: catalog.suggest_ids(name),
+        })
+}
