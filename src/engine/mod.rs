@@ -7,6 +7,7 @@
 mod compare;
 mod evidence;
 mod filters;
+mod measured;
 mod recommend;
 mod request;
 mod response;
@@ -25,6 +26,7 @@ pub use compare::{
     Criterion, DimensionEvidence, DimensionScores, ToolComparison, ToolComparisonResult, TradeOff,
     COMPARE_ALGORITHM_VERSION, COMPARE_REQUEST_SCHEMA,
 };
+pub use measured::{MeasuredUse, MeasuredUses};
 pub use recommend::{
     ComplexityPreference, ExperienceLevel, Part, RecommendationMetadata, RecommendationRequest,
     RecommendationResponse, ScoreBreakdown, TaskAnalysis, TaskComplexity, ToolRecommendation,
@@ -65,6 +67,8 @@ pub struct Engine {
     responses: moka::sync::Cache<String, Arc<SearchResponse>>,
     query_vectors: moka::sync::Cache<String, Arc<Vec<f32>>>,
     cache_lookups: CacheLookups,
+    /// Success measured by toolscout's own executions (see `measured`).
+    measured: std::sync::RwLock<Arc<MeasuredUses>>,
 }
 
 /// Response-cache lookups counted by [`Engine::search_counted`].
@@ -195,6 +199,7 @@ impl Engine {
             responses,
             query_vectors,
             cache_lookups: CacheLookups::default(),
+            measured: std::sync::RwLock::default(),
         }
     }
 

@@ -51,6 +51,7 @@ pub(crate) async fn get_tool(
         .service
         .tool(&id)
         .map_err(|e| ApiError::new("catalog.get", e))?;
+    let tool = state.service.with_usage(tool).await;
     Ok(Json(json!({ "success": true, "data": tool })))
 }
 

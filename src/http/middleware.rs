@@ -13,7 +13,6 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -33,7 +32,7 @@ pub(crate) async fn request_id(
     req: Request,
     next: Next,
 ) -> Response {
-    let id = sane_header(&req, REQUEST_ID_HEADER).unwrap_or_else(new_request_id);
+    let id = sane_header(&req, REQUEST_ID_HEADER).unwrap_or_else(Caller::new_id);
     let caller = Caller {
         request_id: Some(id.clone()),
         session_id: sane_header(&req, SESSION_ID_HEADER),
@@ -164,18 +163,6 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     diff == 0 && a.len() == b.len()
 }
 
-fn new_request_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    // A counter mixed with the clock: unique within a process, unlikely to repeat across runs.
-    let mixed = (nanos ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    format!("{mixed:016x}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +187,6 @@ mod tests {
 
     #[test]
     fn request_ids_differ() {
-        assert_ne!(new_request_id(), new_request_id());
+        assert_ne!(Caller::new_id(), Caller::new_id());
     }
 }

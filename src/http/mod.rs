@@ -56,6 +56,7 @@ impl AppState {
     pub fn with_mcp(service: Service, options: crate::mcp::Options) -> AppState {
         let logs = Arc::new(RequestLog::open(service.config().log_dir.as_deref()));
         let service = Arc::new(service);
+        service.start_measured_refresh();
         let config = service.config().clone();
         AppState {
             mcp: crate::mcp::http_service(service.clone(), options, &config, logs.clone()),

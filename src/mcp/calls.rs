@@ -3,7 +3,7 @@
 //! a text for the model (concise Markdown unless the arguments ask otherwise). A problem the
 //! caller can fix is a result with `isError: true` whose text is HTTP's `ErrorDetail`.
 
-use super::listing::{CALL, COMPARE, DESCRIBE, RECOMMEND, SEARCH};
+use super::listing::{CALL, COMPARE, DESCRIBE, RATE, RECOMMEND, SEARCH};
 use super::{run, Handler};
 use crate::catalog::ToolRecord;
 use crate::error::{Error, Result, Violation};
@@ -12,6 +12,7 @@ use crate::format::{
     ResponseFormat,
 };
 use crate::service::log::Entry;
+use crate::service::Caller;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -30,13 +31,18 @@ pub(super) async fn call(
     let name = request.name.as_ref();
     let ct = context.ct.clone();
     let started = Instant::now();
-    let work = async {
+    let caller = Caller {
+        request_id: Some(Caller::new_id()),
+        session_id: Some(handler.session.id.clone()),
+    };
+    let work = caller.scope(async {
         match name {
             SEARCH => Some(search(handler, &args).await.map(Answered::ok)),
             RECOMMEND => Some(recommend(handler, &args).await.map(Answered::ok)),
             COMPARE => Some(compare(handler, &args).await.map(Answered::ok)),
-            DESCRIBE => Some(describe(handler, &args).map(Answered::ok)),
+            DESCRIBE => Some(describe(handler, &args).await.map(Answered::ok)),
             CALL => Some(run::call_tool(handler, &args, &context).await),
+            RATE => Some(rate(handler, &args).map(Answered::ok)),
             other if handler.options.expose_tools && is_runnable(handler, other) => {
                 Some(run::run(handler, other, &args, &context).await)
             }
@@ -45,7 +51,7 @@ pub(super) async fn call(
             }
             _ => None,
         }
-    };
+    });
     let outcome = tokio::select! {
         outcome = work => outcome,
         () = ct.cancelled() => {
@@ -246,7 +252,19 @@ async fn compare(handler: &Handler, args: &Value) -> Result<CallToolResult> {
     Ok(answer(structured, text))
 }
 
-fn describe(handler: &Handler, args: &Value) -> Result<CallToolResult> {
+/// `rate_tool`: the feedback `POST /feedback` takes, recorded for this session.
+fn rate(handler: &Handler, args: &Value) -> Result<CallToolResult> {
+    let receipt = handler.service.feedback(args)?;
+    let structured = serde_json::to_value(&receipt).map_err(|e| Error::Internal(e.to_string()))?;
+    let text = format!(
+        "Recorded: {} for {}.",
+        receipt.signal.as_str(),
+        receipt.tool_id
+    );
+    Ok(answer(structured, text))
+}
+
+async fn describe(handler: &Handler, args: &Value) -> Result<CallToolResult> {
     let name = required_name(args, &["name", "response_format"])?;
     if let Some(v) = args.get("response_format") {
         if !matches!(v.as_str(), Some("json" | "markdown")) {
@@ -263,6 +281,7 @@ fn describe(handler: &Handler, args: &Value) -> Result<CallToolResult> {
         }
     }
     let tool = handler.service.describe_tool(name)?;
+    let tool = handler.service.with_usage(tool).await;
     let structured = serde_json::to_value(&tool).map_err(|e| Error::Internal(e.to_string()))?;
     handler.remember_id(&tool.tool_id);
     let text = match shown(args).response_format {

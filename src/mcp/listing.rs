@@ -18,6 +18,7 @@ pub(super) const RECOMMEND: &str = "recommend_tools";
 pub(super) const COMPARE: &str = "compare_tools";
 pub(super) const DESCRIBE: &str = "describe_tool";
 pub(super) const CALL: &str = "call_tool";
+pub(super) const RATE: &str = "rate_tool";
 
 /// Every tool this server lists, meta-tools first.
 pub(super) fn tools(service: &Service, options: Options) -> Vec<Tool> {
@@ -34,7 +35,8 @@ pub(super) fn instructions(service: &Service) -> String {
         "toolscout finds the right tool for a task in a catalog of {}, explains why, and runs \
          the executable ones. Call {SEARCH} (or {RECOMMEND} for a task that needs several \
          steps) before guessing a tool; {COMPARE} to choose between candidates; \
-         {DESCRIBE} for a tool's input schema; {CALL} to run it. Results are concise \
+         {DESCRIBE} for a tool's input schema; {CALL} to run it; {RATE} to say how a tool \
+         served. Results are concise \
          Markdown by default: pass detail_level \"detailed\" for the evidence and \
          response_format \"json\" for JSON text.",
         catalog_summary(&service.catalog())
@@ -60,6 +62,7 @@ fn catalog_summary(catalog: &Catalog) -> String {
 fn meta_tools(service: &Service) -> Vec<Tool> {
     let mut out = discovery_tools(service);
     out.push(call_tool(service));
+    out.push(rate_tool());
     out
 }
 
@@ -131,6 +134,29 @@ fn discovery_tools(service: &Service) -> Vec<Tool> {
             discovery,
         ),
     ]
+}
+
+/// `rate_tool`: feedback on a tool of an answer, as `POST /feedback` takes it. It writes to
+/// the usage store only, so it is not read-only but never destructive.
+fn rate_tool() -> Tool {
+    let annotations = ToolAnnotations::new()
+        .read_only(false)
+        .destructive(false)
+        .idempotent(false)
+        .open_world(false);
+    tool(
+        RATE,
+        "Rate a tool of an answer",
+        format!(
+            "Say how a tool that {SEARCH} or {RECOMMEND} returned served you: selected (you \
+             chose it), helpful or not_helpful. Name the answer by the query text you \
+             searched with (or its request id); rankings learn from it. Running a returned \
+             tool with {CALL} already counts as selecting it."
+        ),
+        schema_object(Embedded::FeedbackRequest.text()),
+        output_schema("FeedbackReceipt", &["success", "tool_id", "signal"]),
+        annotations,
+    )
 }
 
 /// `call_tool`: what it runs, the builtin tools by name and upstream servers' tools by id.

@@ -1,8 +1,8 @@
 //! The MCP door: toolscout as a Model Context Protocol server, the third caller of the one
-//! `Service` (after HTTP and the CLI). An agent lists five meta-tools instead of hundreds of
+//! `Service` (after HTTP and the CLI). An agent lists six meta-tools instead of hundreds of
 //! tool schemas, and asks: `search_tools`, `recommend_tools`, `compare_tools` find and weigh
 //! tools, `describe_tool` shows one tool's metadata and input schema, `call_tool` runs an
-//! executable one. The catalog is also offered as resources and the research workflows as
+//! executable one, and `rate_tool` says how a tool of an answer served. The catalog is also offered as resources and the research workflows as
 //! prompts. This is the only module that imports `rmcp` (pinned exactly: it moves fast).
 //!
 //! A problem the caller can fix (bad arguments, an unknown tool, a tool's own failure) comes
@@ -28,7 +28,7 @@ mod tests;
 pub use transport::{http_service, serve_io, serve_stdio, HttpMount};
 
 use crate::service::log::RequestLog;
-use crate::service::Service;
+use crate::service::{Caller, Service};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
     Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
@@ -50,8 +50,11 @@ pub struct Options {
 }
 
 /// What one MCP session remembers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Session {
+    /// The session's id in the usage store: an execution of a tool that a discovery answer
+    /// of the same session returned counts as choosing it.
+    id: String,
     /// Ids of the tools a discovery meta-tool returned in this session (at most the catalog).
     discovered: Mutex<BTreeSet<String>>,
     /// The level from `logging/setLevel`: tool failures are logged to the client at
@@ -75,7 +78,11 @@ impl Handler {
         Handler {
             service,
             options,
-            session: Arc::default(),
+            session: Arc::new(Session {
+                id: Caller::new_id(),
+                discovered: Mutex::default(),
+                log_level: Mutex::default(),
+            }),
             log,
         }
     }

@@ -55,6 +55,7 @@ pub async fn serve_stdio(
     options: Options,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
+    service.start_measured_refresh();
     serve_io(service, options, rmcp::transport::stdio(), shutdown).await
 }
 

@@ -7,6 +7,7 @@
 //! service reads it where it records. Outside a scope (the CLI, tests) there is none.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 tokio::task_local! {
     static CALLER: Caller;
@@ -28,6 +29,20 @@ impl Caller {
     /// The caller of the request being served; empty outside one.
     pub fn current() -> Caller {
         CALLER.try_with(Clone::clone).unwrap_or_default()
+    }
+
+    /// A new id for a request or a session: 16 hex digits, a counter mixed with the clock,
+    /// unique within a process and unlikely to repeat across runs.
+    pub fn new_id() -> String {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        let mixed =
+            (nanos ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        format!("{mixed:016x}")
     }
 
     /// A caller-supplied id (a header, an MCP session id) if it is sane: 1 to 128 printable

@@ -77,6 +77,8 @@ pub struct Service {
     changes: tokio::sync::watch::Sender<String>,
     /// Where executions, answers shown and feedback are recorded (`data_dir`).
     usage: Arc<dyn UsageStore>,
+    /// Set once the task that refreshes the engine's measured figures runs.
+    refreshing: std::sync::atomic::AtomicBool,
 }
 
 impl Service {
@@ -112,6 +114,7 @@ impl Service {
         let version = engine.catalog().version().to_string();
         Ok(Service {
             usage: crate::usage::open(&config),
+            refreshing: std::sync::atomic::AtomicBool::new(false),
             rendered,
             gate: Gate::new("search", limits),
             models: ModelStatus::inspect(&config.models_dir),
@@ -218,7 +221,13 @@ impl Service {
         let req = Valid::<ComparisonRequest>::parse(body, &self.catalog())?;
         let presentation = compare_response_format(body)?;
         let engine = self.engine();
-        let response = self.gated(move || engine.compare(&req)).await?;
+        let usage = self.usage.clone();
+        let response = self
+            .gated(move || {
+                let measured = usage::measured_of(usage.as_ref(), &req.tool_ids);
+                engine.compare_measured(&req, &measured)
+            })
+            .await?;
         Ok(Answer {
             response,
             presentation,

@@ -99,6 +99,8 @@ impl Service {
             sources.clone(),
         );
         self.executor.forget_upstream_schemas();
+        // The measured figures are the store's, not the catalog's: they carry over.
+        engine.set_measured(self.engine().measured().as_ref().clone());
         *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(engine);
         *self.load.write().unwrap_or_else(|e| e.into_inner()) = LoadReport {
             finished_at: crate::time::now_rfc3339(),

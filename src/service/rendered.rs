@@ -168,8 +168,10 @@ impl Service {
         let req = Valid::<ComparisonRequest>::parse(body, &self.catalog())?;
         let format = compare_response_format(body)?;
         let engine = self.engine();
+        let usage = self.usage.clone();
         self.gated(move || {
-            let response = engine.compare(&req)?;
+            let measured = super::usage::measured_of(usage.as_ref(), &req.tool_ids);
+            let response = engine.compare_measured(&req, &measured)?;
             match format {
                 ResponseFormat::Json => Rendition::json(&response, 16 * 1024),
                 ResponseFormat::Markdown => Rendition::of(render_compare(&response, format)?),

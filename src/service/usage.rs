@@ -6,20 +6,28 @@
 //! blocks on the database, so it runs off the async runtime.
 
 use super::{off_runtime, Caller, Service};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, ToolRecord};
+use crate::engine::{MeasuredUse, MeasuredUses};
 use crate::error::{Error, Result};
 use crate::exec::{CallResult, Failure, Status};
 use crate::schema::Embedded;
 use crate::usage::{
     now_ms, AnswerKind, AnswerShown, Execution, Feedback, OutcomeKind, Signal, UsageHealth,
-    UsageOverview,
+    UsageOverview, UsageStore,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::time::Instant;
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Tools and queries listed in each part of `GET /stats`.
 const STATS_LIMIT: usize = 20;
+/// How often the engine's measured figures are computed again from the store.
+const MEASURED_REFRESH: Duration = Duration::from_secs(30);
+/// Tools read from the store for them (more than any catalog here holds).
+const MEASURED_TOOLS: usize = 100_000;
 
 /// What `POST /feedback` answers: the feedback as recorded.
 #[derive(Debug, Clone, Serialize)]
@@ -145,10 +153,91 @@ impl Service {
         .await
     }
 
+    /// `record` with the usage statistics toolscout measured for it, where there are any
+    /// and the catalog declares none, or once there are `[usage] min_calls` of them.
+    pub async fn with_usage(&self, mut record: ToolRecord) -> ToolRecord {
+        let usage = self.usage.clone();
+        let id = record.tool_id.clone();
+        let measured = off_runtime("usage statistics", move || Ok(usage.stats_for(&id))).await;
+        if let Ok(Some(stats)) = measured {
+            if record.usage_stats.is_none() || stats.total_uses >= self.usage.min_calls() {
+                record.usage_stats = serde_json::to_value(stats).ok();
+            }
+        }
+        record
+    }
+
+    /// Computes every tool's measured success from the store and hands it to the engine:
+    /// the tools that ran `[usage] min_calls` times here.
+    pub async fn refresh_measured(&self) {
+        let usage = self.usage.clone();
+        let Ok(overview) = off_runtime("measured figures", move || {
+            Ok(usage.overview(MEASURED_TOOLS))
+        })
+        .await
+        else {
+            return;
+        };
+        let min_calls = self.usage.min_calls();
+        let measured: MeasuredUses = overview
+            .top_tools
+            .into_iter()
+            .filter(|t| t.total_uses >= min_calls)
+            .map(|t| {
+                let m = MeasuredUse {
+                    success_rate: t.success_rate,
+                    uses: t.total_uses,
+                };
+                (t.tool_id, m)
+            })
+            .collect();
+        self.engine().set_measured(measured);
+    }
+
+    /// Refreshes the measured figures now and every 30 s while the service lives, on the
+    /// current runtime; once per service, and not at all outside a runtime (the CLI's one-shot
+    /// commands) or with the store off.
+    pub fn start_measured_refresh(self: &Arc<Service>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if !self.usage.health().enabled || self.refreshing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let service = Arc::downgrade(self);
+        runtime.spawn(async move {
+            let mut tick = tokio::time::interval(MEASURED_REFRESH);
+            loop {
+                tick.tick().await;
+                let Some(service) = service.upgrade() else {
+                    return;
+                };
+                service.refresh_measured().await;
+            }
+        });
+    }
+
+    /// The usage store itself (statistics, feedback events, a flush in tests).
+    pub fn usage(&self) -> &dyn UsageStore {
+        self.usage.as_ref()
+    }
+
     /// The usage store's state, for `/health`.
     pub fn usage_health(&self) -> UsageHealth {
         self.usage.health()
     }
+}
+
+/// The statistics toolscout measured for each of `ids` that has run `[usage] min_calls`
+/// times here, as `UsageStatistics` objects: what compare weighs in place of the catalog's.
+/// Blocking reads: for the gate's workers.
+pub(super) fn measured_of(usage: &dyn UsageStore, ids: &[String]) -> BTreeMap<String, Value> {
+    ids.iter()
+        .filter_map(|id| {
+            let stats = usage.measured_stats(id)?;
+            Some((id.clone(), serde_json::to_value(stats).ok()?))
+        })
+        .collect()
 }
 
 /// How a call went, for the store: a timeout or an error when every query failed, a result

@@ -175,7 +175,7 @@ async fn malformed_lines_leave_the_session_answering() {
         .expect("tools/list answered after the malformed lines");
     assert_eq!(
         answer["result"]["tools"].as_array().map(Vec::len),
-        Some(5),
+        Some(6),
         "{answer}"
     );
     assert!(

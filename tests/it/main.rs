@@ -39,6 +39,7 @@ mod mcp_process;
 mod mcp_python;
 mod mcp_reload;
 mod mcp_tokens;
+mod mcp_usage;
 mod model_faults;
 mod overload;
 mod recommend;

@@ -92,7 +92,7 @@ pub(crate) async fn connect_to(service: Arc<Service>, options: Options) -> (Clie
     (client, listener)
 }
 
-async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments must be an object")
     };
@@ -120,7 +120,7 @@ fn q(fields: Value) -> Value {
 }
 
 #[tokio::test]
-async fn lists_five_meta_tools_described_from_the_live_catalog() {
+async fn lists_six_meta_tools_described_from_the_live_catalog() {
     let (client, _) = connect(Options::default()).await;
     let info = client.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().unwrap().name, "toolscout");
@@ -138,7 +138,8 @@ async fn lists_five_meta_tools_described_from_the_live_catalog() {
             "recommend_tools",
             "compare_tools",
             "describe_tool",
-            "call_tool"
+            "call_tool",
+            "rate_tool"
         ]
     );
     let count = Catalog::load(&shipped_catalog()).unwrap().0.len();
@@ -151,7 +152,14 @@ async fn lists_five_meta_tools_described_from_the_live_catalog() {
         );
         assert!(tool.output_schema.is_some(), "{}", tool.name);
         let annotations = tool.annotations.as_ref().expect("annotations");
-        assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);
+        // rate_tool writes feedback to the usage store; the others only read.
+        let reads_only = tool.name != "rate_tool";
+        assert_eq!(
+            annotations.read_only_hint,
+            Some(reads_only),
+            "{}",
+            tool.name
+        );
         let description = tool.description.as_deref().unwrap_or("");
         assert!(description.len() > 80, "{}: {description}", tool.name);
     }
@@ -375,7 +383,7 @@ async fn expose_tools_lists_and_runs_each_executable_tool_by_name() {
     })
     .await;
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 5 + 13);
+    assert_eq!(tools.len(), 6 + 13);
     let grep = tools.iter().find(|t| t.name == "localSearchCode").unwrap();
     assert_eq!(grep.input_schema["required"], json!(["queries"]));
     let github = tools.iter().find(|t| t.name == "githubSearchCode").unwrap();

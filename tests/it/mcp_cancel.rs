@@ -57,6 +57,6 @@ async fn a_cancelled_call_stops_its_work() {
         .unwrap();
     assert!(closed_at >= cancelled);
     // The session goes on.
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 5);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 6);
     client.cancel().await.unwrap();
 }

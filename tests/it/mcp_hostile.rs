@@ -86,6 +86,6 @@ async fn hostile_text_gets_an_answer_or_a_fixable_error_everywhere() {
         }
     }
     // The session is still alive after all of it.
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 5);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 6);
     client.cancel().await.unwrap();
 }

@@ -92,7 +92,8 @@ fn assert_summary(summary: &Value, transport: &str) {
             "recommend_tools",
             "compare_tools",
             "describe_tool",
-            "call_tool"
+            "call_tool",
+            "rate_tool"
         ]),
         "{summary:#}"
     );

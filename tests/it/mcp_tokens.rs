@@ -69,6 +69,6 @@ async fn meta_tools_cost_a_fraction_of_listing_every_tool() {
         every.len(),
         e as f64 / m as f64
     );
-    assert_eq!(meta.len(), 5);
+    assert_eq!(meta.len(), 6);
     assert!(m < d && d < e, "meta {m}, direct {d}, every {e}");
 }

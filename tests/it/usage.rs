@@ -90,6 +90,13 @@ async fn a_search_then_a_run_in_one_session_is_recorded_with_its_feedback() {
     assert_eq!(stats["top_tools"][0]["total_uses"], 1, "{stats:#}");
     assert_eq!(stats["store"]["enabled"], true, "{stats:#}");
 
+    // The entry now carries what was measured (the catalog declares nothing for it).
+    let entry = get(&server, "/catalog/tools/local_search_code").await;
+    let measured = &entry.body["data"]["usage_stats"];
+    assert_eq!(measured["total_uses"], 1, "{}", entry.body);
+    assert_eq!(measured["successful_uses"], 1, "{}", entry.body);
+    assert_eq!(measured["success_rate"], 1.0, "{}", entry.body);
+
     let health = get(&server, "/health").await;
     assert_eq!(health.body["usage"]["enabled"], true, "{}", health.body);
     assert!(

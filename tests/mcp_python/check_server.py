@@ -2,7 +2,7 @@
 checks what an agent relies on:
 
 - initialize: serverInfo.name is "toolscout"; tools, prompts, resources and logging are offered;
-- tools/list: exactly the five meta-tools, each with a description, an object inputSchema and an
+- tools/list: exactly the six meta-tools, each with a description, an object inputSchema and an
   outputSchema; the instructions and the search_tools description state the catalog's tool
   count (as many as there are toolscout://tools/ resources); search_tools keeps
   its JSON Schema 2020-12 `$schema` and `additionalProperties: false` (what the conformance
@@ -38,7 +38,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_session import CheckFailed, connect, expect, finish, parser
 
-META_TOOLS = ["search_tools", "recommend_tools", "compare_tools", "describe_tool", "call_tool"]
+META_TOOLS = ["search_tools", "recommend_tools", "compare_tools", "describe_tool", "call_tool", "rate_tool"]
 FIXED_SEARCH = {"query": "search code in local files", "max_results": 3}
 TASK = "find where a function is defined in a local checkout, then list its callers"
 MARKER = "toolscout-mcp-python-fixture-marker"

@@ -103,6 +103,16 @@ impl Engine {
     /// Compares the request's tools: dimension scores, overall score, ranking, and as much
     /// explanation as `detail_level` asks for.
     pub fn compare(&self, req: &Valid<ComparisonRequest>) -> Result<ComparisonResponse> {
+        self.compare_measured(req, &BTreeMap::new())
+    }
+
+    /// [`Engine::compare`] with usage statistics measured by toolscout's own executions, by
+    /// tool id: they stand in for what the catalog declares (see `Measured`).
+    pub fn compare_measured(
+        &self,
+        req: &Valid<ComparisonRequest>,
+        measured: &BTreeMap<String, serde_json::Value>,
+    ) -> Result<ComparisonResponse> {
         let start = Instant::now();
         let (records, ordinals) = self.compared(req)?;
         let context = req.comparison_context.as_deref();
@@ -115,7 +125,14 @@ impl Engine {
             .as_ref()
             .map_or(0.0, |f| f.relevance.iter().copied().fold(0.0, f64::max));
         let context_used = fit.is_some() && max_relevance >= weights::MIN_CONTEXT_RELEVANCE;
-        let tools = in_ranking_order(scored(req, &records, fit.as_ref(), &weights, max_relevance));
+        let tools = in_ranking_order(scored(
+            req,
+            &records,
+            measured,
+            fit.as_ref(),
+            &weights,
+            max_relevance,
+        ));
         let preferences = tools
             .iter()
             .flat_map(|t| guidance::preferences(t.record, self.catalog()))
@@ -218,11 +235,15 @@ impl Engine {
 fn scored<'a>(
     req: &ComparisonRequest,
     records: &[&'a ToolRecord],
+    measured: &BTreeMap<String, serde_json::Value>,
     fit: Option<&ContextFit>,
     weights: &BTreeMap<Criterion, f64>,
     max_relevance: f64,
 ) -> Vec<Scored<'a>> {
-    let facts: Vec<Facts> = records.iter().map(|r| Facts::from_record(r)).collect();
+    let facts: Vec<Facts> = records
+        .iter()
+        .map(|r| Facts::from_record_measured(r, measured.get(&r.tool_id)))
+        .collect();
     let set_stats = SetStats::of(&facts);
     let mut tools: Vec<Scored> = Vec::with_capacity(records.len());
     for (i, (record, facts)) in records.iter().zip(facts).enumerate() {
@@ -327,6 +348,16 @@ pub(crate) mod tests {
         .clone()
     }
 
+    /// A keyword-only engine of its own over the shipped catalog, for tests that change it.
+    pub(crate) fn engine_for_tests() -> Engine {
+        Engine::build(
+            catalog(),
+            Err("no model in unit tests".into()),
+            SearchConfig::default(),
+        )
+        .unwrap()
+    }
+
     /// A keyword-only engine over the shipped catalog (no model in unit tests).
     fn engine() -> &'static Engine {
         static E: OnceLock<Engine> = OnceLock::new();
@@ -343,6 +374,43 @@ pub(crate) mod tests {
     fn compare(body: serde_json::Value) -> ComparisonResponse {
         let req = Valid::parse(&body, engine().catalog()).unwrap();
         engine().compare(&req).unwrap()
+    }
+
+    #[test]
+    fn figures_measured_by_toolscout_move_reliability_and_say_so() {
+        let body = json!({"tool_ids": ["ripgrep", "git_grep"], "detail_level": "comprehensive"});
+        let req = Valid::parse(&body, engine().catalog()).unwrap();
+        let failing = json!({"total_uses": 60, "successful_uses": 6, "failed_uses": 54,
+            "success_rate": 0.1, "median_execution_time": 4000.0});
+        let measured = BTreeMap::from([("ripgrep".to_string(), failing)]);
+        let plain = engine().compare(&req).unwrap();
+        let with = engine().compare_measured(&req, &measured).unwrap();
+        let ripgrep = |r: &ComparisonResponse| {
+            r.comparison
+                .tools
+                .iter()
+                .find(|t| t.tool_id == "ripgrep")
+                .cloned()
+                .unwrap()
+        };
+        let (before, after) = (ripgrep(&plain), ripgrep(&with));
+        let score =
+            |t: &ToolComparisonResult, c: Option<f64>| c.unwrap_or_else(|| panic!("{}", t.tool_id));
+        assert!(
+            score(&after, after.dimension_scores.reliability)
+                < score(&before, before.dimension_scores.reliability) - 0.2
+        );
+        assert!(
+            score(&after, after.dimension_scores.performance)
+                < score(&before, before.dimension_scores.performance)
+        );
+        let evidence = after.score_evidence.as_ref().unwrap();
+        let reliability = &evidence[&Criterion::Reliability].explanation;
+        assert!(
+            reliability.contains("over 60 uses measured by toolscout's own executions"),
+            "{reliability}"
+        );
+        assert_eq!(with.metadata.measured_tools, vec!["ripgrep".to_string()]);
     }
 
     #[test]

@@ -76,10 +76,22 @@ pub(super) fn performance(f: &Facts) -> Explained {
         "tier_score (fast 1.0, balanced 0.6, comprehensive 0.3); with a measured median latency: 0.4 x tier_score + 0.6 / (1 + ms / 500)",
         inputs,
         match f.measured.median_latency_ms {
-            Some(ms) => format!("performance tier {tier}, measured median latency {ms:.0} ms"),
+            Some(ms) => format!(
+                "performance tier {tier}, median latency {ms:.0} ms {}",
+                source(f)
+            ),
             None => format!("performance tier {tier}; no latency measured yet"),
         },
     )
+}
+
+/// Where the measured figures come from, as the evidence says it.
+fn source(f: &Facts) -> &'static str {
+    if f.measured.by_toolscout {
+        "measured by toolscout's own executions"
+    } else {
+        "declared in the catalog"
+    }
 }
 
 /// Reliability ([`super::reliability`]) with its evidence.
@@ -95,8 +107,9 @@ pub(super) fn reliability(f: &Facts) -> Explained {
         inputs,
         match f.measured.success_rate {
             Some((rate, uses)) => format!(
-                "catalog reliability {:.2}, measured success rate {rate:.2} over {uses} uses",
-                f.catalog_reliability
+                "catalog reliability {:.2}, success rate {rate:.2} over {uses} uses {}",
+                f.catalog_reliability,
+                source(f)
             ),
             None => format!(
                 "catalog reliability {:.2}; no success rate measured yet",

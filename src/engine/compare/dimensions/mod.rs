@@ -29,15 +29,18 @@ const LATENCY_HALF_MS: f64 = 500.0;
 /// Measured uses that weigh as much as the catalog's reliability estimate.
 const RELIABILITY_PRIOR_USES: f64 = 20.0;
 
-/// What was measured about a tool's real executions. Nothing is measured yet in the shipped
-/// catalog; when `usage_stats` appear (in the catalog today, from execution metrics later)
-/// they move performance and reliability as the formulas below say.
+/// What was measured about a tool's real executions: by toolscout's usage store once a tool
+/// has run `[usage] min_calls` times here, else what its catalog entry's `usage_stats`
+/// declare. They move performance and reliability as the formulas below say, and the
+/// evidence says which of the two it was.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Measured {
     /// Median execution time in milliseconds.
     pub median_latency_ms: Option<f64>,
     /// Fraction of successful uses, with the number of uses it was measured over.
     pub success_rate: Option<(f64, u64)>,
+    /// The figures come from toolscout's own executions, not the catalog.
+    pub by_toolscout: bool,
 }
 
 impl Measured {
@@ -45,9 +48,14 @@ impl Measured {
     /// `median_execution_time` (else `average_execution_time`), `success_rate` over
     /// `total_uses`.
     pub fn from_record(t: &ToolRecord) -> Measured {
-        let Some(stats) = &t.usage_stats else {
-            return Measured::default();
-        };
+        match &t.usage_stats {
+            Some(stats) => Measured::from_stats(stats),
+            None => Measured::default(),
+        }
+    }
+
+    /// The same fields of a `UsageStatistics` object.
+    fn from_stats(stats: &serde_json::Value) -> Measured {
         let num = |k: &str| stats.get(k).and_then(serde_json::Value::as_f64);
         let uses = stats
             .get("total_uses")
@@ -56,6 +64,7 @@ impl Measured {
         Measured {
             median_latency_ms: num("median_execution_time").or(num("average_execution_time")),
             success_rate: num("success_rate").filter(|_| uses > 0).map(|r| (r, uses)),
+            by_toolscout: false,
         }
     }
 
@@ -85,6 +94,19 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
+    /// The facts of a catalog entry, with the usage statistics toolscout measured for it
+    /// (when there are enough) in place of those it declares.
+    pub fn from_record_measured(t: &ToolRecord, measured: Option<&serde_json::Value>) -> Facts {
+        let mut facts = Facts::from_record(t);
+        if let Some(stats) = measured {
+            facts.measured = Measured {
+                by_toolscout: true,
+                ..Measured::from_stats(stats)
+            };
+        }
+        facts
+    }
+
     pub fn from_record(t: &ToolRecord) -> Facts {
         let params: Vec<_> = t.parameters.iter().filter(|p| !p.deprecated).collect();
         let mut capabilities: BTreeSet<String> =

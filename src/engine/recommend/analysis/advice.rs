@@ -34,7 +34,14 @@ pub(in crate::engine::recommend) fn recommendation(
         .get(&c.hit.tool_id)
         .expect("candidates come from the catalog");
     let required = required_for(c, analysis);
-    let breakdown = scoring::breakdown(t, c.alignment, &required, req, None);
+    let measured = engine.measured().get(&t.tool_id).copied();
+    let breakdown = scoring::breakdown(
+        t,
+        c.alignment,
+        &required,
+        req,
+        measured.map(|m| m.success_rate),
+    );
     let score = scoring::score(&breakdown);
     let pick = Pick {
         tool: t,
@@ -43,7 +50,14 @@ pub(in crate::engine::recommend) fn recommendation(
         req,
         picks,
     };
-    let reasons = reasons(&pick, steps, &required, &breakdown);
+    let mut reasons = reasons(&pick, steps, &required, &breakdown);
+    if let Some(m) = measured {
+        reasons.push(format!(
+            "succeeded in {:.0}% of its {} runs here (measured by toolscout, averaged with the catalog's reliability)",
+            m.success_rate * 100.0,
+            m.uses
+        ));
+    }
     let alternatives = if req.include_alternatives {
         alternatives(&pick, candidates)
     } else {

@@ -249,7 +249,7 @@ pub(super) fn score_of(
             c.alignment,
             &required_for(c, analysis),
             req,
-            None,
+            engine.measured().get(&t.tool_id).map(|m| m.success_rate),
         )),
         None => 0.0,
     }

@@ -1,0 +1,123 @@
+//! The usage store through the MCP door: one MCP session is one session of the store, so a
+//! `call_tool` of a tool that `search_tools` returned in it counts as choosing the tool;
+//! `rate_tool` records feedback as `POST /feedback` does, and refuses what it refuses with
+//! an error result; `describe_tool` shows what was measured; and measured failures lower a
+//! tool in recommend once the service refreshes its figures.
+
+use crate::mcp::{call, connect_to, service_with};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use toolscout::mcp::Options;
+use toolscout::usage::Signal;
+
+#[tokio::test]
+async fn a_session_searches_runs_and_rates_and_the_store_keeps_it() {
+    let data = tempfile::tempdir().unwrap();
+    let env = BTreeMap::from([(
+        "TOOLSCOUT_DATA_DIR".to_string(),
+        data.path().to_string_lossy().into_owned(),
+    )]);
+    let service = Arc::new(service_with(&env));
+    let (client, _) = connect_to(service.clone(), Options::default()).await;
+
+    let query = "search the code of my project for a regular expression";
+    let found = call(&client, "search_tools", json!({"query": query})).await;
+    assert_ne!(found.is_error, Some(true), "{found:?}");
+    let run = call(
+        &client,
+        "call_tool",
+        json!({"name": "localSearchCode", "queries": [{"id": "q",
+            "researchGoal": "find the entry point", "reasoning": "a test",
+            "pattern": "fn main", "path": "src"}]}),
+    )
+    .await;
+    assert_ne!(run.is_error, Some(true), "{run:?}");
+    let rated = call(
+        &client,
+        "rate_tool",
+        json!({"query": query, "tool_id": "local_search_code", "signal": "helpful"}),
+    )
+    .await;
+    assert_ne!(rated.is_error, Some(true), "{rated:?}");
+    assert_eq!(
+        rated.structured_content.as_ref().unwrap()["tool_id"],
+        "local_search_code"
+    );
+    let bad = call(
+        &client,
+        "rate_tool",
+        json!({"tool_id": "local_search_code"}),
+    )
+    .await;
+    assert_eq!(bad.is_error, Some(true), "{bad:?}");
+
+    assert!(service.usage().flush(Duration::from_secs(10)));
+    let events = service.usage().feedback_events(10);
+    let implicit: Vec<_> = events.iter().filter(|e| e.implicit).collect();
+    assert_eq!(implicit.len(), 1, "{events:#?}");
+    assert_eq!(implicit[0].tool_id, "local_search_code");
+    assert_eq!(implicit[0].signal, Signal::Selected);
+    let explicit: Vec<_> = events.iter().filter(|e| !e.implicit).collect();
+    assert_eq!(explicit.len(), 1, "{events:#?}");
+    assert_eq!(explicit[0].signal, Signal::Helpful);
+    // Both from the same MCP session, which the run and the search shared.
+    assert!(implicit[0].session_id.is_some());
+    assert_eq!(implicit[0].session_id, explicit[0].session_id);
+    let stats = service.usage().stats_for("local_search_code").unwrap();
+    assert_eq!(stats.total_uses, 1);
+    let described = call(&client, "describe_tool", json!({"name": "localSearchCode"})).await;
+    let measured = &described.structured_content.as_ref().unwrap()["usage_stats"];
+    assert_eq!(measured["total_uses"], 1, "{described:?}");
+    client.cancel().await.unwrap();
+}
+
+/// Failed runs measured here lower the tool's reliability in recommend once the service
+/// refreshes its figures, and the reason says so (`min_calls` 1 through a config file).
+#[tokio::test]
+async fn measured_failures_lower_a_tool_in_recommend() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("toolscout.toml");
+    std::fs::write(&file, "[usage]\nmin_calls = 1\n").unwrap();
+    let env = BTreeMap::from([
+        (
+            "TOOLSCOUT_CONFIG".to_string(),
+            file.to_string_lossy().into_owned(),
+        ),
+        (
+            "TOOLSCOUT_DATA_DIR".to_string(),
+            dir.path().join("data").to_string_lossy().into_owned(),
+        ),
+    ]);
+    let service = service_with(&env);
+    assert_eq!(service.config().usage.min_calls, 1);
+    // A path outside the workspace: the call runs and fails with pathValidationFailed.
+    let outside = json!({"queries": [{"id": "q", "researchGoal": "g", "reasoning": "r",
+        "pattern": "root", "path": "/etc"}]});
+    for _ in 0..2 {
+        let result = service
+            .call_tool("localSearchCode", &outside)
+            .await
+            .unwrap();
+        assert!(result.results[0].failure.is_some(), "{result:?}");
+    }
+    assert!(service.usage().flush(Duration::from_secs(10)));
+    service.refresh_measured().await;
+    let task = json!({"task_description": "search the code of my project for a regex"});
+    let answer = service.recommend(&task).await.unwrap();
+    let local = answer
+        .response
+        .recommendations
+        .iter()
+        .find(|r| r.tool.tool_id == "local_search_code")
+        .expect("still recommended: reliability weighs 5% of the score");
+    assert!(
+        local
+            .recommendation_reasons
+            .iter()
+            .any(|r| r.contains("0% of its 2 runs here")),
+        "{:?}",
+        local.recommendation_reasons
+    );
+}
