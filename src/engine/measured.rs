@@ -1,17 +1,37 @@
-//! What toolscout measured of its tools' real executions, as the engine weighs it: a success
-//! rate per tool that has run `[usage] min_calls` times here. The service computes it from the
-//! usage store and swaps it in whole (an `Arc` behind a lock held only to clone or replace
-//! it), so ranking stays a pure function of the catalog snapshot, the request and this map.
+//! What toolscout measured of its tools' real executions, as the engine shows and weighs it:
+//! per tool that ran here, its uses, success rate and latency (shown as `usage_stats` on
+//! detailed search hits), and whether it ran `[usage] min_calls` times (only then does its
+//! success rate move recommend's reliability). The service computes the map from the usage
+//! store and swaps it in whole (an `Arc` behind a lock held only to clone or replace it), so
+//! ranking stays a pure function of the catalog snapshot, the request and this map.
 
 use super::Engine;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// A tool's measured success, and how many executions it was measured over.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A tool's use as measured here: the required fields of the tool schema's
+/// `UsageStatistics`, and the average latency.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MeasuredUse {
+    pub total_uses: u64,
+    pub successful_uses: u64,
+    pub failed_uses: u64,
     pub success_rate: f64,
-    pub uses: u64,
+    /// Milliseconds.
+    pub average_execution_time: f64,
+    /// The last execution (RFC 3339).
+    pub last_updated: String,
+    /// It ran `[usage] min_calls` times: ranking may weigh it.
+    #[serde(skip)]
+    pub weighed: bool,
+}
+
+impl MeasuredUse {
+    /// The measured success rate, when there are enough runs to weigh it.
+    pub fn weighed_success(&self) -> Option<f64> {
+        self.weighed.then_some(self.success_rate)
+    }
 }
 
 /// Measured use by tool id.
@@ -37,15 +57,25 @@ impl Engine {
 mod tests {
     use super::*;
 
+    fn measured_use(success_rate: f64, uses: u64) -> MeasuredUse {
+        let successful = (success_rate * uses as f64).round() as u64;
+        MeasuredUse {
+            total_uses: uses,
+            successful_uses: successful,
+            failed_uses: uses - successful,
+            success_rate,
+            average_execution_time: 12.0,
+            last_updated: "2026-11-26T12:00:00.000Z".into(),
+            weighed: true,
+        }
+    }
+
     #[test]
     fn the_map_is_swapped_whole() {
         let engine = crate::engine::compare::tests::engine_for_tests();
         assert!(engine.measured().get("ripgrep").is_none());
-        let one = MeasuredUse {
-            success_rate: 0.5,
-            uses: 40,
-        };
-        engine.set_measured(BTreeMap::from([("ripgrep".to_string(), one)]));
+        let one = measured_use(0.5, 40);
+        engine.set_measured(BTreeMap::from([("ripgrep".to_string(), one.clone())]));
         assert_eq!(engine.measured().get("ripgrep"), Some(&one));
         engine.set_measured(BTreeMap::new());
         assert!(engine.measured().is_empty());
@@ -60,10 +90,7 @@ mod tests {
         let before = engine.recommend(&req).unwrap();
         let top = before.recommendations[0].clone();
         let id = top.tool.tool_id.clone();
-        let failing = MeasuredUse {
-            success_rate: 0.05,
-            uses: 80,
-        };
+        let failing = measured_use(0.05, 80);
         engine.set_measured(BTreeMap::from([(id.clone(), failing)]));
         let after = engine.recommend(&req).unwrap();
         let again = after

@@ -73,6 +73,10 @@ pub struct ToolSearchResult {
     pub category: String,
     pub tool_type: ToolType,
     pub last_updated: String,
+    /// The tool's use as toolscout measured it, when it ran here (as of the last refresh
+    /// from the usage store; a cached answer keeps its figures for the cache's lifetime).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_stats: Option<super::MeasuredUse>,
     /// How the score was computed (milli-style score details).
     pub score_details: ScoreDetails,
 }

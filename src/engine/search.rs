@@ -443,6 +443,7 @@ impl Engine {
             category: t.category.clone(),
             tool_type: t.tool_type,
             last_updated: t.updated_at.clone(),
+            usage_stats: self.measured().get(&t.tool_id).cloned(),
             score_details: round_details(&r.details),
         }
     }

@@ -171,6 +171,16 @@ fn hit_details(out: &mut String, t: &ToolSearchResult) {
     for reason in &t.match_reasons {
         let _ = writeln!(out, "- {reason}");
     }
+    if let Some(u) = &t.usage_stats {
+        let _ = writeln!(
+            out,
+            "\n**Measured here:** {} runs, {:.0}% succeeded, {:.0} ms on average, last {}",
+            u.total_uses,
+            u.success_rate * 100.0,
+            u.average_execution_time,
+            u.last_updated
+        );
+    }
     let d = &t.score_details;
     let opt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.3}"));
     let rank = |x: Option<usize>| x.map_or("-".to_string(), |x| x.to_string());

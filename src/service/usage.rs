@@ -167,8 +167,9 @@ impl Service {
         record
     }
 
-    /// Computes every tool's measured success from the store and hands it to the engine:
-    /// the tools that ran `[usage] min_calls` times here.
+    /// Computes every tool's measured use from the store and hands it to the engine: shown on
+    /// search hits for every tool that ran here, weighed in ranking from `[usage] min_calls`
+    /// runs on.
     pub async fn refresh_measured(&self) {
         let usage = self.usage.clone();
         let Ok(overview) = off_runtime("measured figures", move || {
@@ -182,11 +183,15 @@ impl Service {
         let measured: MeasuredUses = overview
             .top_tools
             .into_iter()
-            .filter(|t| t.total_uses >= min_calls)
             .map(|t| {
                 let m = MeasuredUse {
+                    total_uses: t.total_uses,
+                    successful_uses: t.total_uses.saturating_sub(t.failed_uses),
+                    failed_uses: t.failed_uses,
                     success_rate: t.success_rate,
-                    uses: t.total_uses,
+                    average_execution_time: t.average_execution_time,
+                    last_updated: t.last_used,
+                    weighed: t.total_uses >= min_calls,
                 };
                 (t.tool_id, m)
             })

@@ -112,6 +112,19 @@ async fn measured_failures_lower_a_tool_in_recommend() {
         .iter()
         .find(|r| r.tool.tool_id == "local_search_code")
         .expect("still recommended: reliability weighs 5% of the score");
+    // Detailed search hits show what was measured.
+    let found = service
+        .search(&json!({"query": "search the code of my project for a regex"}))
+        .await
+        .unwrap();
+    let hit = found
+        .response
+        .results
+        .iter()
+        .find(|r| r.tool_id == "local_search_code")
+        .expect("found");
+    let measured = hit.usage_stats.as_ref().expect("usage_stats on the hit");
+    assert_eq!((measured.total_uses, measured.failed_uses), (2, 2));
     assert!(
         local
             .recommendation_reasons

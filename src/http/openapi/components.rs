@@ -61,7 +61,8 @@ pub(super) fn schemas() -> Value {
                 "alternatives": strings, "complexity_score": n, "when_to_use": s,
                 "call": { "description": "How to run the tool in toolscout (POST /tools/call/{name}); only for the tools it executes", "type": "string" },
                 "performance_characteristics": { "type": "object" }, "category": s, "tool_type": s,
-                "last_updated": s, "score_details": { "type": "object" } }),
+                "last_updated": s, "score_details": { "type": "object" },
+                "usage_stats": { "type": "object", "description": "The tool's use as measured here (total_uses, successful_uses, failed_uses, success_rate, average_execution_time in ms, last_updated), when it ran here" } }),
     );
     json!({
         "SearchRequest": embedded(SEARCH_REQUEST_SCHEMA),

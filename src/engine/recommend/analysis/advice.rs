@@ -34,13 +34,17 @@ pub(in crate::engine::recommend) fn recommendation(
         .get(&c.hit.tool_id)
         .expect("candidates come from the catalog");
     let required = required_for(c, analysis);
-    let measured = engine.measured().get(&t.tool_id).copied();
+    let measured = engine
+        .measured()
+        .get(&t.tool_id)
+        .filter(|m| m.weighed)
+        .cloned();
     let breakdown = scoring::breakdown(
         t,
         c.alignment,
         &required,
         req,
-        measured.map(|m| m.success_rate),
+        measured.as_ref().map(|m| m.success_rate),
     );
     let score = scoring::score(&breakdown);
     let pick = Pick {
@@ -55,7 +59,7 @@ pub(in crate::engine::recommend) fn recommendation(
         reasons.push(format!(
             "succeeded in {:.0}% of its {} runs here (measured by toolscout, averaged with the catalog's reliability)",
             m.success_rate * 100.0,
-            m.uses
+            m.total_uses
         ));
     }
     let alternatives = if req.include_alternatives {

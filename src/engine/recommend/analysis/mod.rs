@@ -13,7 +13,7 @@ use super::request::RecommendationRequest;
 use super::response::{TaskAnalysis, TaskComplexity};
 use super::{scoring, task, Candidate, Kind, Retrieval};
 use crate::catalog::ToolRecord;
-use crate::engine::Engine;
+use crate::engine::{Engine, MeasuredUse};
 use std::collections::BTreeMap;
 
 /// Tags that describe how a tool behaves rather than what it can do; they feed risk factors,
@@ -249,7 +249,10 @@ pub(super) fn score_of(
             c.alignment,
             &required_for(c, analysis),
             req,
-            engine.measured().get(&t.tool_id).map(|m| m.success_rate),
+            engine
+                .measured()
+                .get(&t.tool_id)
+                .and_then(MeasuredUse::weighed_success),
         )),
         None => 0.0,
     }
