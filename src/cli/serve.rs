@@ -28,14 +28,14 @@ pub(crate) struct ServeArgs {
     pub(crate) max_body_bytes: Option<usize>,
     /// Directory for the JSON-lines request and error logs; "" turns them off
     /// (default ~/.toolscout/logs; env TOOLSCOUT_LOG_DIR)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = dir_or_empty)]
     pub(crate) log_dir: Option<PathBuf>,
     /// Directory of the catalog vector cache; empty turns it off (env TOOLSCOUT_CACHE_DIR)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = dir_or_empty)]
     pub(crate) cache_dir: Option<PathBuf>,
     /// Directory of the usage store (executions, answers shown, feedback); "" turns it off
     /// (default ~/.toolscout/data; env TOOLSCOUT_DATA_DIR)
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = dir_or_empty)]
     pub(crate) data_dir: Option<PathBuf>,
     /// Origins browsers may call the API from, comma-separated, or * for any (CORS is off
     /// by default; env TOOLSCOUT_CORS_ORIGINS)
@@ -51,6 +51,12 @@ pub(crate) struct ServeArgs {
     /// and SIGHUP still reload)
     #[arg(long)]
     pub(crate) no_watch: bool,
+}
+
+/// A directory flag's value, where "" is allowed: it turns the directory's use off (clap's
+/// path parser refuses an empty value).
+fn dir_or_empty(value: &str) -> Result<PathBuf, std::convert::Infallible> {
+    Ok(PathBuf::from(value))
 }
 
 pub(crate) fn run(mut flags: Overrides, args: ServeArgs) -> Result<ExitCode, Error> {

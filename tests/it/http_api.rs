@@ -258,6 +258,37 @@ fn print_config_shows_sources() {
     );
 }
 
+/// `--log-dir ""`, `--cache-dir ""` and `--data-dir ""` turn each off, as their help says
+/// (clap refused an empty path before).
+#[test]
+fn empty_directory_flags_turn_each_off() {
+    let out = crate::common::toolscout()
+        .args([
+            "serve",
+            "--print-config",
+            "--log-dir",
+            "",
+            "--cache-dir",
+            "",
+        ])
+        .args(["--data-dir", ""])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for key in ["log_dir", "cache_dir", "data_dir"] {
+        let flag = key.replace('_', "-");
+        assert!(
+            text.contains(&format!("{key} = \"\"  # flag --{flag}")),
+            "{key}: {text}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn sigterm_shuts_down_gracefully() {
     let server = Server::start(&shipped_catalog(), &[]);
