@@ -3,6 +3,7 @@
 use super::pure::{batches, encode};
 use super::*;
 use ndarray::{array, s, Array3};
+use ort::value::TensorElementType;
 
 /// One embedder for the whole test binary: loading takes a few hundred milliseconds. It runs
 /// the model the product runs on this machine (the w8a8 one where the CPU has VNNI).
