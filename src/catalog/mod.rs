@@ -108,6 +108,11 @@ impl Catalog {
         &self.version
     }
 
+    /// The tool's position in `tools()`.
+    pub fn ordinal(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).and_then(|&i| u32::try_from(i).ok())
+    }
+
     pub fn get(&self, id: &str) -> Option<&ToolRecord> {
         self.by_id.get(id).map(|&i| &self.tools[i])
     }

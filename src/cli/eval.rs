@@ -36,6 +36,16 @@ pub(crate) struct EvalArgs {
     /// Seed of the sample
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Run the feedback protocol: replay half of each tool's queries as feedback and measure
+    /// the other half before and after (and with noisy feedback)
+    #[arg(long, conflicts_with = "mode")]
+    feedback: bool,
+    /// Share of the feedback pointed at a wrong tool in the protocol's noisy run (0 to 1)
+    #[arg(long, default_value_t = ev::learning::DEFAULT_NOISE, value_parser = share, requires = "feedback")]
+    noise: f64,
+    /// learning_weight for the protocol, in place of the configured default (0 to 1)
+    #[arg(long, value_parser = share, requires = "feedback")]
+    learning_weight: Option<f64>,
     /// Print the report as JSON
     #[arg(long)]
     json: bool,
@@ -74,6 +84,14 @@ enum EvalMode {
     Multi,
 }
 
+/// A share from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number from 0 to 1, found {text:?}")),
+    }
+}
+
 pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
     if let Some(manifest) = &args.suite {
         return eval_suite(config, manifest, &args);
@@ -88,6 +106,9 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
     let queries: Vec<EvalQuery> = ev::read_jsonl(queries_path)?;
     let queries = suite::select(queries, args.half.into(), suite::SPLIT_SEED, None);
     let queries = ev::sample(queries, args.limit, args.seed);
+    if args.feedback {
+        return eval_feedback(config, tools, &queries, &args);
+    }
     let needs_model = args.mode != EvalMode::Keyword;
     let embedder = if needs_model {
         load_embedder(config)
@@ -162,25 +183,76 @@ fn eval_suite(
         reason: format!("the suite needs it: {reason}"),
     })?;
     let mut reports = Vec::new();
+    let mut learning = Vec::new();
     for spec in &manifest.sets {
         let mut spec = spec.clone();
         if args.limit.is_some() {
             spec.limit = args.limit;
         }
         let start = std::time::Instant::now();
-        reports.push(suite::run_set(
-            &spec,
-            base,
-            manifest.seed,
-            args.half.into(),
-            &embedder,
-        )?);
+        let half = args.half.into();
+        if args.feedback {
+            let options = learning_options(args);
+            learning.push(suite::run_set_feedback(
+                &spec,
+                base,
+                manifest.seed,
+                half,
+                &embedder,
+                &options,
+            )?);
+        } else {
+            reports.push(suite::run_set(&spec, base, manifest.seed, half, &embedder)?);
+        }
         eprintln!("{}: {:.1}s", spec.name, start.elapsed().as_secs_f64());
     }
-    if args.json {
+    if args.feedback {
+        if args.json {
+            println!("{}", pretty(&learning)?);
+        } else {
+            print!("{}", ev::learning::render(&learning));
+        }
+    } else if args.json {
         println!("{}", pretty(&reports)?);
     } else {
         print!("{}", suite::render(&reports));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn learning_options(args: &EvalArgs) -> ev::learning::Options {
+    ev::learning::Options {
+        noise: args.noise,
+        learning_weight: args.learning_weight,
+    }
+}
+
+/// The feedback protocol on one tool set and query set.
+fn eval_feedback(
+    config: &Config,
+    tools: Vec<toolscout::catalog::ToolRecord>,
+    queries: &[EvalQuery],
+    args: &EvalArgs,
+) -> Result<ExitCode, Error> {
+    let embedder = load_embedder(config).map_err(|reason| Error::ModelUnavailable {
+        reason: format!("the feedback protocol needs it: {reason}"),
+    })?;
+    let baseline = ev::Baseline::build(&tools, embedder.as_ref())?;
+    let engine = ev::engine_learning(tools, Ok(embedder.clone()), args.learning_weight)?;
+    let report = ev::learning::run_protocol(&ev::learning::Protocol {
+        set: "set",
+        half: args.half.into(),
+        engine: &engine,
+        baseline: &baseline,
+        embedder: embedder.as_ref(),
+        queries,
+        noise: args.noise,
+        seed: args.seed,
+    })?;
+    if args.json {
+        println!("{}", pretty(&report)?);
+    } else {
+        print!("{}", ev::learning::render(std::slice::from_ref(&report)));
     }
     Ok(ExitCode::SUCCESS)
 }

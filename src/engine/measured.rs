@@ -8,6 +8,7 @@
 use super::Engine;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// A tool's use as measured here: the required fields of the tool schema's
@@ -37,10 +38,23 @@ impl MeasuredUse {
 /// Measured use by tool id.
 pub type MeasuredUses = BTreeMap<String, MeasuredUse>;
 
+/// What ranking weighs of measured figures: the weighed tools' success rates, in 0.1%.
+fn weighed_view(measured: &MeasuredUses) -> Vec<(&str, i64)> {
+    measured
+        .iter()
+        .filter_map(|(id, m)| Some((id.as_str(), (m.weighed_success()? * 1000.0).round() as i64)))
+        .collect()
+}
+
 impl Engine {
-    /// Replaces the measured figures the engine weighs.
+    /// Replaces the measured figures the engine weighs. When what ranking weighs of them
+    /// changes (which tools are weighed, their success rates to 0.1%), the learning
+    /// generation moves on, so cached answers ranked on the old figures are not served.
     pub fn set_measured(&self, measured: MeasuredUses) {
         let mut slot = self.measured.write().unwrap_or_else(|e| e.into_inner());
+        if weighed_view(&slot) != weighed_view(&measured) {
+            self.measured_generation.fetch_add(1, Ordering::Relaxed);
+        }
         *slot = Arc::new(measured);
     }
 

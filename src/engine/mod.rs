@@ -7,6 +7,7 @@
 mod compare;
 mod evidence;
 mod filters;
+mod learned;
 mod measured;
 mod recommend;
 mod request;
@@ -26,6 +27,7 @@ pub use compare::{
     Criterion, DimensionEvidence, DimensionScores, ToolComparison, ToolComparisonResult, TradeOff,
     COMPARE_ALGORITHM_VERSION, COMPARE_REQUEST_SCHEMA,
 };
+pub use learned::{LearnReport, PastFeedback, Verdict};
 pub use measured::{MeasuredUse, MeasuredUses};
 pub use recommend::{
     ComplexityPreference, ExperienceLevel, Part, RecommendationMetadata, RecommendationRequest,
@@ -52,7 +54,7 @@ use std::time::Duration;
 
 /// Version of the ranking algorithm, reported in every response; bump on any change that
 /// can reorder results.
-pub const ALGORITHM_VERSION: &str = "hybrid-ramp-3";
+pub const ALGORITHM_VERSION: &str = "hybrid-ramp-4";
 
 /// Query texts and their embeddings, computed together.
 pub(crate) type QueryVectors = std::collections::HashMap<String, Arc<Vec<f32>>>;
@@ -69,6 +71,10 @@ pub struct Engine {
     cache_lookups: CacheLookups,
     /// Success measured by toolscout's own executions (see `measured`).
     measured: std::sync::RwLock<Arc<MeasuredUses>>,
+    /// Changes of what ranking weighs of `measured` (see `Engine::set_measured`).
+    measured_generation: AtomicU64,
+    /// Past requests and their feedback (see `learned`).
+    learned: std::sync::RwLock<Arc<learned::FeedbackIndex>>,
 }
 
 /// Response-cache lookups counted by [`Engine::search_counted`].
@@ -200,6 +206,8 @@ impl Engine {
             query_vectors,
             cache_lookups: CacheLookups::default(),
             measured: std::sync::RwLock::default(),
+            measured_generation: AtomicU64::new(0),
+            learned: std::sync::RwLock::default(),
         }
     }
 

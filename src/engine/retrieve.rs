@@ -10,12 +10,14 @@ use crate::index::snapshot::Semantic;
 use crate::index::vector::OwnerHit;
 use crate::rank::{self, Evidence};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The (field, term) pairs each tool's keyword match hit, by ordinal.
 pub(super) type MatchedTerms = HashMap<u32, Vec<(String, String)>>;
 
-/// Evidence per tool ordinal, and the terms each tool's keyword match hit.
-pub(super) type Retrieved = (EvidenceMap, MatchedTerms);
+/// Evidence per tool ordinal, the terms each tool's keyword match hit, and the query's
+/// vector when the vectors took part.
+pub(super) type Retrieved = (EvidenceMap, MatchedTerms, Option<Arc<Vec<f32>>>);
 
 impl Engine {
     /// Retrieves `k` candidates from each index for `texts` and gathers their evidence.
@@ -30,6 +32,7 @@ impl Engine {
     ) -> Result<Retrieved> {
         let stages = self.stages(texts, mode, k, allow_stages, vectors)?;
         let (mut evidence, mut matched) = keyword_evidence(stages.keyword);
+        let mut q = None;
         if let (Some(p), Some(sem)) = (stages.vectors, &self.snapshot.semantic) {
             let proposed = proposed_owners(&p);
             // A tool only the vectors proposed still gets its exact BM25, as scoring every
@@ -40,8 +43,50 @@ impl Engine {
             }
             self.cosine_evidence(sem, &p, proposed, &mut evidence)?;
             rank_by_cosine(&mut evidence);
+            q = Some(p.q);
         }
-        Ok((evidence, matched))
+        Ok((evidence, matched, q))
+    }
+
+    /// Evidence for tools past use favours that retrieval did not propose (a large catalog's
+    /// candidates are each index's top k): their BM25 and cosines, as if proposed, so that
+    /// learning ranks them on the same footing as the rest.
+    pub(super) fn learned_candidates(
+        &self,
+        texts: &QueryTexts,
+        mode: SearchMode,
+        q: Option<&[f32]>,
+        ordinals: &[u32],
+        evidence: &mut EvidenceMap,
+        matched: &mut MatchedTerms,
+    ) -> Result<()> {
+        let missing: Vec<u32> = ordinals
+            .iter()
+            .copied()
+            .filter(|o| !evidence.contains_key(o))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if mode != SearchMode::Semantic {
+            self.keyword_scores(texts, &missing, evidence, matched);
+        }
+        for &o in &missing {
+            evidence.entry(o).or_insert_with(|| Evidence {
+                ordinal: o,
+                ..Evidence::default()
+            });
+        }
+        if let (Some(q), Some(sem), false) =
+            (q, &self.snapshot.semantic, mode == SearchMode::Keyword)
+        {
+            let summaries = sem.summaries.score_owners(q, &missing)?;
+            let passages = sem.passages.score_owners(q, &missing)?;
+            for ((&o, s), p) in missing.iter().zip(summaries).zip(passages) {
+                set_cosines(sem, evidence, o, s, p);
+            }
+        }
+        Ok(())
     }
 
     /// The exact BM25 of each proposed tool the keyword top k left out.
@@ -105,22 +150,33 @@ impl Engine {
         for &o in &candidates {
             let s = pick(&p.summaries, &no_summary, &more_summaries, o);
             let c = pick(&p.passages, &no_passage, &more_passages, o);
-            let e = evidence.entry(o).or_insert_with(|| Evidence {
-                ordinal: o,
-                ..Evidence::default()
-            });
-            e.cosine_summary = s.map(|h| h.cosine as f64);
-            e.cosine_passage = c.map(|h| h.cosine as f64);
-            e.matched_passage = c
-                .and_then(|h| sem.passage_kinds.get(h.vector as usize))
-                .map(|k| k.as_str());
+            set_cosines(sem, evidence, o, s, c);
         }
         Ok(())
     }
 }
 
+/// A tool's best summary and passage hits as its evidence (started when it has none yet).
+fn set_cosines(
+    sem: &Semantic,
+    evidence: &mut EvidenceMap,
+    o: u32,
+    summary: Option<OwnerHit>,
+    passage: Option<OwnerHit>,
+) {
+    let e = evidence.entry(o).or_insert_with(|| Evidence {
+        ordinal: o,
+        ..Evidence::default()
+    });
+    e.cosine_summary = summary.map(|h| h.cosine as f64);
+    e.cosine_passage = passage.map(|h| h.cosine as f64);
+    e.matched_passage = passage
+        .and_then(|h| sem.passage_kinds.get(h.vector as usize))
+        .map(|k| k.as_str());
+}
+
 /// The keyword top k as evidence: each hit's BM25 and rank, and the terms it matched.
-fn keyword_evidence(keyword: Vec<KeywordHit>) -> Retrieved {
+fn keyword_evidence(keyword: Vec<KeywordHit>) -> (EvidenceMap, MatchedTerms) {
     let mut evidence = EvidenceMap::new();
     let mut matched = MatchedTerms::new();
     for (rank, hit) in keyword.into_iter().enumerate() {

@@ -12,8 +12,8 @@ use super::valid::Valid;
 use super::{Engine, QueryTexts, QueryVectors, SemanticStatus, ALGORITHM_VERSION};
 use crate::analysis::QueryAnalysis;
 use crate::error::{Error, Result};
-use crate::rank::{self, Evidence, Ranked, Weights};
-use std::collections::BTreeMap;
+use crate::rank::{self, Evidence, Learned, Ranked, Weights};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -90,8 +90,9 @@ impl Engine {
     pub fn search(&self, req: &Valid<SearchRequest>) -> Result<SearchResponse> {
         let start = Instant::now();
         let key = format!(
-            "{}|{}",
+            "{}|{}|{}",
             self.catalog().version(),
+            self.learning_generation(),
             serde_json::to_string(req).map_err(|e| Error::Internal(e.to_string()))?
         );
         if self.config.cache_enabled {
@@ -125,12 +126,18 @@ impl Engine {
     ) -> Result<SearchResponse> {
         let mut hints = Vec::new();
         let plan = self.plan(req, vectors, &mut hints)?;
-        let (mut evidence, matched) = self.retrieval(&plan)?;
+        let (mut evidence, mut matched, q) = self.retrieval(&plan)?;
+        let learned = self.learning(
+            &plan,
+            q.as_ref().map(|v| v.as_slice()),
+            &mut evidence,
+            &mut matched,
+        )?;
         let exact = self.exact_name_evidence(&plan, &mut evidence);
         let near_names = self.near_name_evidence(&plan, exact, &mut evidence);
         self.affordance_evidence(&plan.analysis, &mut evidence);
         self.context_evidence(&plan, &mut evidence)?;
-        let ranked = self.fuse(&plan, evidence);
+        let ranked = self.fuse(&plan, evidence, &learned);
         let cut = Cut::of(&ranked, self.config.similarity_threshold);
         let category_breakdown = self.category_breakdown(&cut.above);
         let results = self.results(&plan, &cut, &matched, &ranked);
@@ -222,9 +229,14 @@ impl Engine {
         )
     }
 
-    /// Fusion: the evidence ranked (pure, in `rank`), runnable twins first. Values in the
-    /// query shift the weights (`Weights::with_values`).
-    fn fuse(&self, plan: &SearchPlan<'_>, evidence: EvidenceMap) -> Vec<Ranked> {
+    /// Fusion: the evidence ranked (pure, in `rank`), past use weighed in, runnable twins
+    /// first. Values in the query shift the weights (`Weights::with_values`).
+    fn fuse(
+        &self,
+        plan: &SearchPlan<'_>,
+        evidence: EvidenceMap,
+        learned: &HashMap<u32, Learned>,
+    ) -> Vec<Ranked> {
         let mut evidence: Vec<Evidence> = evidence.into_values().collect();
         evidence.sort_by_key(|e| e.ordinal);
         let mut weights = Weights {
@@ -237,6 +249,7 @@ impl Engine {
         }
         let has_context = plan.req.context.is_some();
         let mut ranked = rank::rank(&evidence, plan.mode, weights, has_context);
+        rank::apply_learning(&mut ranked, learned, self.config.learning_weight);
         rank::prefer_runnable(&mut ranked, &self.twins);
         ranked
     }
@@ -377,11 +390,14 @@ impl Engine {
     ) -> ToolSearchResult {
         let tools = self.catalog().tools();
         let t = &tools[r.ordinal as usize];
-        let fit_reasons = if r.details.affordance > 0.0 {
+        let mut extra_reasons = if r.details.affordance > 0.0 {
             self.affordances[r.ordinal as usize].fit(analysis).reasons()
         } else {
             Vec::new()
         };
+        if let Some(learned) = &r.details.learned {
+            extra_reasons.extend(rank::learned_reasons(learned));
+        }
         let mut alternatives: Vec<String> = t
             .similar_tools
             .iter()
@@ -411,7 +427,7 @@ impl Engine {
             description: t.description.clone(),
             similarity_score: round4(r.score),
             confidence_level,
-            match_reasons: rank::match_reasons(r, matched, req.context.is_some(), &fit_reasons),
+            match_reasons: rank::match_reasons(r, matched, req.context.is_some(), &extra_reasons),
             matched_terms: matched.iter().fold(Vec::new(), |mut terms, (_, term)| {
                 if !terms.contains(term) {
                     terms.push(term.clone());
@@ -470,5 +486,11 @@ fn round_details(d: &ScoreDetails) -> ScoreDetails {
         semantic_rank: d.semantic_rank,
         affordance: round4(d.affordance),
         runnable_over: d.runnable_over.clone(),
+        learned: d.learned.as_ref().map(|l| crate::rank::Learned {
+            support: round4(l.support),
+            success_rate: l.success_rate.map(round4),
+            prior: round4(l.prior),
+            ..l.clone()
+        }),
     }
 }

@@ -5,6 +5,7 @@
 //! `toolscout eval` and by the regression-floor tests.
 
 mod baseline;
+pub mod learning;
 pub mod suite;
 mod tools;
 
@@ -93,11 +94,22 @@ pub fn engine(
     tools: Vec<ToolRecord>,
     embedder: std::result::Result<Arc<dyn Embedder>, String>,
 ) -> Result<Engine> {
+    engine_learning(tools, embedder, None)
+}
+
+/// [`engine`] with `learning_weight` in place of the default one, when given.
+pub fn engine_learning(
+    tools: Vec<ToolRecord>,
+    embedder: std::result::Result<Arc<dyn Embedder>, String>,
+    learning_weight: Option<f64>,
+) -> Result<Engine> {
     let catalog = Catalog::from_tools("eval".into(), tools);
+    let defaults = SearchConfig::default();
     let config = SearchConfig {
         similarity_threshold: 0.0,
         cache_size: 100_000,
-        ..SearchConfig::default()
+        learning_weight: learning_weight.unwrap_or(defaults.learning_weight),
+        ..defaults
     };
     let engine = Engine::build(Arc::new(catalog), embedder, config)?;
     Ok(engine)

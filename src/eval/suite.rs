@@ -82,7 +82,7 @@ fn in_test_half(q: &EvalQuery, seed: u64) -> bool {
     super::splitmix64(&mut state) & 1 == 1
 }
 
-fn fnv1a(text: &str) -> u64 {
+pub(crate) fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
@@ -100,6 +100,32 @@ pub fn select(
         .filter(|q| half.holds(q, seed))
         .collect();
     sample(kept, limit, seed)
+}
+
+/// Runs the feedback protocol (`learning`) on one set of the manifest, on `half`'s queries.
+pub fn run_set_feedback(
+    spec: &SetSpec,
+    base: &Path,
+    seed: u64,
+    half: Half,
+    embedder: &Arc<dyn Embedder>,
+    options: &super::learning::Options,
+) -> Result<super::learning::FeedbackReport> {
+    let tools = read_tools(&base.join(&spec.tools))?;
+    let all: Vec<EvalQuery> = read_jsonl(&base.join(&spec.queries))?;
+    let queries = select(all, half, seed, spec.limit);
+    let baseline = Baseline::build(&tools, embedder.as_ref())?;
+    let engine = super::engine_learning(tools, Ok(embedder.clone()), options.learning_weight)?;
+    super::learning::run_protocol(&super::learning::Protocol {
+        set: &spec.name,
+        half,
+        engine: &engine,
+        baseline: &baseline,
+        embedder: embedder.as_ref(),
+        queries: &queries,
+        noise: options.noise,
+        seed,
+    })
 }
 
 /// One set's figures.

@@ -124,8 +124,8 @@ pub fn search_markdown(r: &SearchResponse, detailed: bool) -> String {
     out
 }
 
-/// The evidence for a hit in a few words: exact name, matched terms, semantic strength, a
-/// lift over a metadata-only twin.
+/// The evidence for a hit in a few words: exact name, matched terms, semantic strength, what
+/// past use did, a lift over a metadata-only twin.
 fn why(t: &ToolSearchResult) -> String {
     let d = &t.score_details;
     let mut parts = Vec::new();
@@ -146,6 +146,14 @@ fn why(t: &ToolSearchResult) -> String {
     }
     if d.context > 0.01 {
         parts.push("fits the context".to_string());
+    }
+    if let Some(learned) = &d.learned {
+        if learned.chosen_by > 0 {
+            parts.push(format!("chosen by {} similar requests", learned.chosen_by));
+        }
+        if learned.prior < 0.0 {
+            parts.push(format!("past use lowered it ({:+.2})", learned.prior));
+        }
     }
     if let Some(twin) = &d.runnable_over {
         parts.push(format!("runnable here, ranked above its twin {twin}"));

@@ -17,17 +17,20 @@
 //!   scores 1 for that tool; one that misses a name by 1 or 2 edits (a typo) scores at least
 //!   [`near_name_score`] for that tool (0.9, 0.8);
 //! - context, when given, is blended in with `context_weight`;
+//! - past use, when learning is on, adds a bounded prior (`learned`, a step after [`rank`]);
 //! - with equal evidence (scores within `TWIN_MARGIN`), a tool toolscout runs ranks above
-//!   its metadata-only twin and takes its score (`prefer_runnable`, a step after [`rank`]).
+//!   its metadata-only twin and takes its score (`prefer_runnable`, the last step).
 
 mod details;
 mod explain;
+mod learned;
 mod twins;
 
 pub use crate::config::SearchMode;
 pub use details::{ConfidenceLevel, ScoreDetails};
 
 pub use explain::{confidence, confidences, match_reasons, MEDIUM_SCORE};
+pub use learned::{apply_learning, learned_prior, learned_reasons, Learned};
 pub(crate) use twins::{prefer_runnable, Twins, TWIN_MARGIN};
 
 // The constants below were measured on the MetaTool development set (4,000 queries sampled
@@ -231,6 +234,7 @@ pub fn rank(
                     semantic_rank: e.semantic_rank,
                     affordance: e.affordance,
                     runnable_over: None,
+                    learned: None,
                 },
             }
         })

@@ -79,6 +79,8 @@ pub struct Service {
     usage: Arc<dyn UsageStore>,
     /// Set once the task that refreshes the engine's measured figures runs.
     refreshing: std::sync::atomic::AtomicBool,
+    /// Woken by new feedback: the refresh task learns from it at once, not at its next tick.
+    learn_soon: Arc<tokio::sync::Notify>,
 }
 
 impl Service {
@@ -115,6 +117,7 @@ impl Service {
         Ok(Service {
             usage: crate::usage::open(&config),
             refreshing: std::sync::atomic::AtomicBool::new(false),
+            learn_soon: Arc::default(),
             rendered,
             gate: Gate::new("search", limits),
             models: ModelStatus::inspect(&config.models_dir),

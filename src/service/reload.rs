@@ -86,9 +86,19 @@ impl Service {
         let (config, cache_dir) = (self.config.search.clone(), self.config.cache_dir.clone());
         let built = catalog.clone();
         let previous = serving.clone();
+        let usage = self.usage.clone();
         let engine = super::off_runtime("reload", move || {
-            let previous = previous.snapshot().semantic.as_ref();
-            Engine::rebuilt(built, embedder, config, cache_dir.as_deref(), previous)
+            let semantic = previous.snapshot().semantic.as_ref();
+            let engine = Engine::rebuilt(built, embedder, config, cache_dir.as_deref(), semantic)?;
+            // What ranking learned is the store's, not the catalog's: it carries over. A
+            // failure costs only the learning, until the next refresh; the reload goes on.
+            if engine.config().learning_weight > 0.0 {
+                let feedback = super::usage::past_feedback(usage.as_ref());
+                if let Err(e) = engine.learn_after(&feedback, &previous) {
+                    tracing::warn!(error = %e, "the reloaded catalog starts without what ranking learned");
+                }
+            }
+            Ok(engine)
         })
         .await?;
         let index_ms = engine.snapshot().build_time.as_secs_f64() * 1e3;

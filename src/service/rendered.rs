@@ -95,8 +95,13 @@ impl Service {
     pub async fn search_rendered(&self, body: &Value) -> Result<Arc<Rendition>> {
         let req = Valid::<SearchRequest>::parse(body, &self.catalog())?;
         let presentation = Presentation::from_body(body)?;
-        let key = serde_json::to_string(&(self.catalog().version(), &req, presentation))
-            .map_err(|e| Error::Internal(e.to_string()))?;
+        let key = serde_json::to_string(&(
+            self.catalog().version(),
+            self.engine().learning_generation(),
+            &req,
+            presentation,
+        ))
+        .map_err(|e| Error::Internal(e.to_string()))?;
         if let Some(hit) = self.rendered.get(&key) {
             self.engine().count_cache_hit();
             self.record_answer(AnswerKind::Search, &hit.query, hit.shown.clone());

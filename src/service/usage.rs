@@ -7,7 +7,7 @@
 
 use super::{off_runtime, Caller, Service};
 use crate::catalog::{Catalog, ToolRecord};
-use crate::engine::{MeasuredUse, MeasuredUses};
+use crate::engine::{MeasuredUse, MeasuredUses, PastFeedback, Verdict};
 use crate::error::{Error, Result};
 use crate::exec::{CallResult, Failure, Status};
 use crate::schema::Embedded;
@@ -28,6 +28,12 @@ const STATS_LIMIT: usize = 20;
 const MEASURED_REFRESH: Duration = Duration::from_secs(30);
 /// Tools read from the store for them (more than any catalog here holds).
 const MEASURED_TOOLS: usize = 100_000;
+/// Feedback rows ranking learns from: the newest (`engine::learned` keeps at most
+/// `MAX_REQUESTS` distinct requests of them).
+const LEARNING_ROWS: usize = 20_000;
+/// How long the refresh waits after new feedback before learning from it: feedback often
+/// comes in bursts (one per hit judged), and one rebuild serves them all.
+const LEARN_DEBOUNCE: Duration = Duration::from_millis(300);
 
 /// What `POST /feedback` answers: the feedback as recorded.
 #[derive(Debug, Clone, Serialize)]
@@ -137,6 +143,7 @@ impl Service {
             query: feedback.query.clone(),
         };
         self.usage.record_feedback(feedback);
+        self.learn_soon.notify_one();
         Ok(receipt)
     }
 
@@ -199,7 +206,26 @@ impl Service {
         self.engine().set_measured(measured);
     }
 
-    /// Refreshes the measured figures now and every 30 s while the service lives, on the
+    /// Rebuilds what ranking learned from feedback (`Engine::learn`) from the store's newest
+    /// feedback rows, once what was recorded before is written. Failures are logged: ranking
+    /// goes on with what it learned before.
+    pub async fn refresh_learning(&self) {
+        if self.config.search.learning_weight <= 0.0 {
+            return;
+        }
+        let (usage, engine) = (self.usage.clone(), self.engine());
+        let learned = off_runtime("learning", move || {
+            usage.flush(Duration::from_secs(1));
+            engine.learn(&past_feedback(usage.as_ref()))
+        })
+        .await;
+        if let Err(e) = learned {
+            tracing::warn!(error = %e, "could not learn from feedback; ranking keeps what it learned before");
+        }
+    }
+
+    /// Refreshes the measured figures and what ranking learned from feedback now and every
+    /// 30 s while the service lives, and learning again shortly after new feedback, on the
     /// current runtime; once per service, and not at all outside a runtime (the CLI's one-shot
     /// commands) or with the store off.
     pub fn start_measured_refresh(self: &Arc<Service>) {
@@ -210,14 +236,24 @@ impl Service {
             return;
         }
         let service = Arc::downgrade(self);
+        let learn_soon = self.learn_soon.clone();
         runtime.spawn(async move {
             let mut tick = tokio::time::interval(MEASURED_REFRESH);
             loop {
-                tick.tick().await;
+                let feedback_only = tokio::select! {
+                    _ = tick.tick() => false,
+                    () = learn_soon.notified() => {
+                        tokio::time::sleep(LEARN_DEBOUNCE).await;
+                        true
+                    }
+                };
                 let Some(service) = service.upgrade() else {
                     return;
                 };
-                service.refresh_measured().await;
+                if !feedback_only {
+                    service.refresh_measured().await;
+                }
+                service.refresh_learning().await;
             }
         });
     }
@@ -241,6 +277,25 @@ pub(super) fn measured_of(usage: &dyn UsageStore, ids: &[String]) -> BTreeMap<St
         .filter_map(|id| {
             let stats = usage.measured_stats(id)?;
             Some((id.clone(), serde_json::to_value(stats).ok()?))
+        })
+        .collect()
+}
+
+/// The store's newest feedback with a query, as the engine learns from it: `selected` and
+/// `helpful` say the tool helped, `not_helpful` that it did not. Blocking.
+pub(super) fn past_feedback(usage: &dyn UsageStore) -> Vec<PastFeedback> {
+    usage
+        .feedback_events(LEARNING_ROWS)
+        .into_iter()
+        .filter_map(|e| {
+            Some(PastFeedback {
+                query: e.query.filter(|q| !q.trim().is_empty())?,
+                tool_id: e.tool_id,
+                verdict: match e.signal {
+                    Signal::Selected | Signal::Helpful => Verdict::Helped,
+                    Signal::NotHelpful => Verdict::NotHelped,
+                },
+            })
         })
         .collect()
 }

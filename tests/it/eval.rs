@@ -70,23 +70,32 @@ fn eval_reports_malformed_input_with_its_line() {
     assert!(stderr.contains("tools.jsonl line 2"), "{stderr}");
 }
 
-/// Recommend must find both gold tools of two-tool queries more often than plain search.
-#[test]
-fn recommend_beats_search_on_two_tool_queries() {
+/// `toolscout eval` with `args` on the MetaTool fixture's tools and its `queries` file (with
+/// the real model), and its JSON report.
+pub(crate) fn metatool_eval(args: &[&str], queries: &str) -> Value {
     let dir = fixtures().join("metatool");
     let out = crate::common::toolscout()
-        .args([
-            "eval", "--mode", "multi", "--json", "--limit", "200", "--tools",
-        ])
+        .arg("eval")
+        .args(args)
+        .arg("--tools")
         .arg(dir.join("tools.jsonl"))
         .arg("--queries")
-        .arg(dir.join("queries_multi.jsonl"))
+        .arg(dir.join(queries))
         .env_remove("TOOLSCOUT_MODELS_DIR")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "eval failed: {stderr}");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+/// Recommend must find both gold tools of two-tool queries more often than plain search.
+#[test]
+fn recommend_beats_search_on_two_tool_queries() {
+    let report = metatool_eval(
+        &["--mode", "multi", "--json", "--limit", "200"],
+        "queries_multi.jsonl",
+    );
     let search = report["search_all_at_5"].as_f64().unwrap();
     let recommend = report["recommend_all_at_5"].as_f64().unwrap();
     eprintln!("both gold tools in 5: search {search:.1}%, recommend {recommend:.1}%");

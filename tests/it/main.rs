@@ -30,6 +30,7 @@ mod http_inputs;
 mod http_ops;
 mod http_routes;
 mod in_process;
+mod learning;
 mod log_faults;
 mod mcp;
 mod mcp_cancel;
