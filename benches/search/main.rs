@@ -35,7 +35,7 @@ use toolscout::catalog::Catalog;
 use toolscout::config::SearchConfig;
 use toolscout::embed::onnx::OnnxEmbedder;
 use toolscout::embed::Embedder;
-use toolscout::engine::{Engine, SearchMode, SearchRequest, Valid};
+use toolscout::engine::{Engine, PastFeedback, SearchMode, SearchRequest, Valid, Verdict};
 
 mod catalog;
 mod embedder;
@@ -371,6 +371,23 @@ fn real_model(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(8));
     let mut i = 0usize;
     g.bench_function("short_query", |b| {
+        b.iter(|| {
+            i = (i + 1) % requests.len();
+            black_box(engine.search_fresh(&requests[i]).expect("search"))
+        })
+    });
+    // The same with a full feedback index (4,096 past requests, `engine::learned`'s bound),
+    // each a variant of a benchmark query: what learning adds to every search at its most.
+    let tools = catalog.tools();
+    let feedback: Vec<PastFeedback> = (0..4096)
+        .map(|i| PastFeedback {
+            query: format!("{} (request {i})", QUERIES[i % QUERIES.len()]),
+            tool_id: tools[i % tools.len()].tool_id.clone(),
+            verdict: Verdict::Helped,
+        })
+        .collect();
+    engine.learn(&feedback).expect("learn");
+    g.bench_function("short_query_learned_4096", |b| {
         b.iter(|| {
             i = (i + 1) % requests.len();
             black_box(engine.search_fresh(&requests[i]).expect("search"))

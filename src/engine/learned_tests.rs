@@ -174,14 +174,6 @@ fn the_index_keeps_the_newest_requests_within_its_bound() {
 }
 
 #[test]
-fn dot_matches_a_plain_sum() {
-    let a: Vec<f32> = (0..37).map(|i| i as f32 * 0.5).collect();
-    let b: Vec<f32> = (0..37).map(|i| 1.0 - i as f32 * 0.1).collect();
-    let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-    assert!((dot(&a, &b) - plain).abs() < 1e-3);
-}
-
-#[test]
 fn a_tool_retrieval_missed_becomes_a_candidate_on_large_catalogs() {
     let catalog = engine(0.0).snapshot().catalog.clone();
     let config = SearchConfig {

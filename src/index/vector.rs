@@ -296,6 +296,18 @@ impl VectorIndex {
         self.len() == 0
     }
 
+    /// The first vector stored for `owner` in the index as built (not an overlay's),
+    /// normalised and scaled by the index's shrink: for a caller that builds a new index
+    /// from some of this one's vectors without embedding their texts again.
+    pub fn owner_vector(&self, owner: u32) -> Option<&[f32]> {
+        let g = *self.group_by_owner.get(owner as usize)?;
+        if g == GONE {
+            return None;
+        }
+        let pos = *self.core.starts.get(g as usize)? as usize;
+        Some(self.row(pos))
+    }
+
     /// Number of distinct owners with at least one vector.
     pub fn owner_count(&self) -> usize {
         let core = self.owners.iter().filter(|&&o| o != GONE).count();

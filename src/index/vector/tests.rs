@@ -280,3 +280,23 @@ fn recall_at_10k_owners() {
     println!("recall@10 at 10k owners x 3 vectors: {r:.4}");
     assert!(r >= 0.99, "recall@10 {r}");
 }
+
+#[test]
+fn an_owner_vector_is_its_first_vector_normalised() {
+    let vectors = vec![
+        (2, vec![3.0, 4.0, 0.0]),
+        (0, vec![0.0, 0.0, 2.0]),
+        (2, vec![1.0, 0.0, 0.0]),
+    ];
+    let index = VectorIndex::build_with(3, vectors, exact_always()).unwrap();
+    let v = index.owner_vector(2).unwrap();
+    let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((v[0] / norm - 0.6).abs() < 1e-6 && (v[1] / norm - 0.8).abs() < 1e-6);
+    assert!(index.owner_vector(1).is_none());
+    assert!(index.owner_vector(7).is_none());
+    // A new index built from it finds the same nearest owner.
+    let again = VectorIndex::build_with(3, vec![(5, v.to_vec())], exact_always()).unwrap();
+    let hit = again.search(&[3.0, 4.0, 0.0], 1, None).unwrap()[0];
+    assert_eq!(hit.owner, 5);
+    assert!((hit.cosine - 1.0).abs() < 1e-5);
+}
