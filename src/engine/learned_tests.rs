@@ -247,3 +247,40 @@ fn a_tool_that_fails_here_loses_score_and_says_so() {
         .match_reasons
         .contains(&"failed in 90% of its runs here".to_string()));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Feedback is caller text: any Unicode in queries and tool ids is learned from or
+    /// skipped, never a panic, and a search of the same text still answers.
+    #[test]
+    fn any_text_in_feedback_is_learned_or_skipped(
+        rows in proptest::collection::vec(
+            (proptest::prelude::any::<String>(), 0usize..4, proptest::prelude::any::<bool>()),
+            0..12,
+        ),
+    ) {
+        let engine = shared_engine();
+        let tools = engine.catalog().tools();
+        let feedback: Vec<PastFeedback> = rows
+            .iter()
+            .map(|(query, tool, helped)| PastFeedback {
+                query: query.clone(),
+                tool_id: tools.get(*tool).map_or("unknown tool".into(), |t| t.tool_id.clone()),
+                verdict: if *helped { Verdict::Helped } else { Verdict::NotHelped },
+            })
+            .collect();
+        let report = engine.learn(&feedback).unwrap();
+        proptest::prop_assert!(report.requests <= feedback.len());
+        if let Some((query, _, _)) = rows.first().filter(|(q, _, _)| !q.trim().is_empty()) {
+            let mut req = SearchRequest::new(query.clone());
+            req.max_results = 5;
+            proptest::prop_assert!(engine.search_fresh(&Valid::from_benchmark(req)).is_ok());
+        }
+    }
+}
+
+/// One engine for the property test's cases (building one per case would dominate).
+fn shared_engine() -> &'static Engine {
+    static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    ENGINE.get_or_init(|| engine(0.25))
+}
