@@ -160,7 +160,6 @@ impl Engine {
         }
         let (requests, signals, unknown_tools) = self.group(feedback);
         let mut index = FeedbackIndex {
-            generation: self.feedback_index().generation + 1,
             fingerprint: print,
             ..FeedbackIndex::default()
         };
@@ -187,7 +186,10 @@ impl Engine {
             unknown_tools,
             changed: true,
         };
-        *self.learned.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(index);
+        // Numbered under the lock: two overlapping rebuilds still get two generations.
+        let mut slot = self.learned.write().unwrap_or_else(|e| e.into_inner());
+        index.generation = slot.generation + 1;
+        *slot = Arc::new(index);
         Ok(report)
     }
 
