@@ -1,6 +1,7 @@
 //! `toolscout eval`: retrieval quality of the engine on a tool set and query set (Recall@1,
 //! Recall@5, NDCG@5, MRR@10 per mode beside the naive baseline, or search against recommend
-//! on multi-tool queries), or on the whole development suite (`--suite`), tune or test halves.
+//! on multi-tool queries), or on the whole development suite (`--suite`), tune or test halves;
+//! `--feedback` runs the learning protocol instead (`eval::learning`).
 
 use super::common::{bad_argument, load_embedder};
 use clap::{Args, ValueEnum};

@@ -1,7 +1,8 @@
 //! Retrieval-quality harness: builds an in-memory catalog from a tool set (any shape a catalog
 //! comes in, `tools`), runs every query through `Engine::search` in each mode or through the
 //! naive `baseline`, and reports Recall@1, Recall@5, NDCG@5 and MRR@10 (binary relevance).
-//! `suite` runs every development set's tune or test half into one table. Used by
+//! `suite` runs every development set's tune or test half into one table; `learning` measures
+//! ranking before and after replaying half of each tool's queries as feedback. Used by
 //! `toolscout eval` and by the regression-floor tests.
 
 mod baseline;
