@@ -26,8 +26,6 @@ use std::time::{Duration, Instant};
 const STATS_LIMIT: usize = 20;
 /// How often the engine's measured figures are computed again from the store.
 const MEASURED_REFRESH: Duration = Duration::from_secs(30);
-/// Tools read from the store for them (more than any catalog here holds).
-const MEASURED_TOOLS: usize = 100_000;
 /// Feedback rows ranking learns from: the newest (`engine::learned` keeps at most
 /// `MAX_REQUESTS` distinct requests of them).
 const LEARNING_ROWS: usize = 20_000;
@@ -179,16 +177,11 @@ impl Service {
     /// runs on.
     pub async fn refresh_measured(&self) {
         let usage = self.usage.clone();
-        let Ok(overview) = off_runtime("measured figures", move || {
-            Ok(usage.overview(MEASURED_TOOLS))
-        })
-        .await
-        else {
+        let Ok(tools) = off_runtime("measured figures", move || Ok(usage.tool_uses())).await else {
             return;
         };
         let min_calls = self.usage.min_calls();
-        let measured: MeasuredUses = overview
-            .top_tools
+        let measured: MeasuredUses = tools
             .into_iter()
             .map(|t| {
                 let m = MeasuredUse {

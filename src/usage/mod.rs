@@ -70,6 +70,10 @@ pub trait UsageStore: Send + Sync {
     /// most frequent queries that found nothing good.
     fn overview(&self, limit: usize) -> UsageOverview;
 
+    /// Every executed tool's uses, failures and latency, without the overview's error
+    /// patterns and queries: what the engine's measured figures are refreshed from.
+    fn tool_uses(&self) -> Vec<ToolUse>;
+
     /// The newest `limit` feedback rows, with the answers they are about.
     fn feedback_events(&self, limit: usize) -> Vec<FeedbackEvent>;
 
@@ -175,6 +179,10 @@ impl UsageStore for NoopStore {
 
     fn overview(&self, _limit: usize) -> UsageOverview {
         UsageOverview::default()
+    }
+
+    fn tool_uses(&self) -> Vec<ToolUse> {
+        Vec::new()
     }
 
     fn feedback_events(&self, _limit: usize) -> Vec<FeedbackEvent> {

@@ -280,8 +280,8 @@ pub(crate) fn overview(conn: &Connection, limit: usize) -> rusqlite::Result<Usag
     })
 }
 
-/// Every executed tool's line of the overview.
-fn tool_uses(conn: &Connection) -> rusqlite::Result<Vec<ToolUse>> {
+/// Every executed tool's line of the overview (in no particular order).
+pub(crate) fn tool_uses(conn: &Connection) -> rusqlite::Result<Vec<ToolUse>> {
     conn.prepare(&format!(
         "SELECT tool_id, count(*), count(*) - sum({SUCCESS}), avg(latency_ms), max(time_ms)
          FROM executions GROUP BY tool_id"

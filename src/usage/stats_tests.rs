@@ -252,6 +252,21 @@ fn the_overview_lists_top_and_failing_tools_and_unmet_queries() {
         ]
     );
     assert_eq!(store.overview(1).top_tools.len(), 1);
+    // The per-tool lines alone, as the measured figures are refreshed from them.
+    let mut uses: Vec<(String, u64, u64)> = store
+        .tool_uses()
+        .into_iter()
+        .map(|t| (t.tool_id, t.total_uses, t.failed_uses))
+        .collect();
+    uses.sort();
+    assert_eq!(
+        uses,
+        [
+            ("github_search_code".to_string(), 1, 0),
+            ("local_fetch_content".to_string(), 3, 0),
+            ("local_search_code".to_string(), 10, 2)
+        ]
+    );
 }
 
 #[test]

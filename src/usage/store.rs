@@ -3,7 +3,7 @@
 
 use super::db::{self, FILE};
 use super::record::Record;
-use super::stats::{self, FeedbackEvent, UsageOverview, UsageStats};
+use super::stats::{self, FeedbackEvent, ToolUse, UsageOverview, UsageStats};
 use super::writer::{Counters, Msg, Retention, Writer};
 use super::{Options, UsageHealth, UsageStore};
 use rusqlite::Connection;
@@ -124,6 +124,10 @@ impl UsageStore for SqliteStore {
     fn overview(&self, limit: usize) -> UsageOverview {
         self.read("the overview", |c| stats::overview(c, limit))
             .unwrap_or_default()
+    }
+
+    fn tool_uses(&self) -> Vec<ToolUse> {
+        self.read("tool uses", stats::tool_uses).unwrap_or_default()
     }
 
     fn feedback_events(&self, limit: usize) -> Vec<FeedbackEvent> {
