@@ -150,7 +150,11 @@ impl Engine {
         let previous = previous.feedback_index();
         let own = Arc::ptr_eq(&previous, &self.feedback_index());
         let print = fingerprint(feedback);
-        if own && print == previous.fingerprint && previous.generation > 0 {
+        // Nothing new: the same feedback again, or none on an engine that never learned (the
+        // start-up pass, which would otherwise make every answer cached before it stale).
+        let unchanged = print == previous.fingerprint && previous.generation > 0
+            || feedback.is_empty() && previous.requests.is_empty();
+        if own && unchanged {
             return Ok(LearnReport {
                 requests: previous.requests.len(),
                 signals: feedback.len(),

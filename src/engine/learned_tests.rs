@@ -154,6 +154,18 @@ fn unknown_tools_are_skipped_and_the_same_feedback_is_not_relearned() {
 }
 
 #[test]
+fn learning_nothing_keeps_what_was_cached() {
+    // The service learns once at start; with no feedback yet, answers cached before that
+    // pass must still be served after it.
+    let engine = engine(0.2);
+    search(&engine, QUERY);
+    let report = engine.learn(&[]).unwrap();
+    assert!(!report.changed);
+    assert_eq!(engine.learning_generation(), 0);
+    assert!(search(&engine, QUERY).metadata.cache_hit);
+}
+
+#[test]
 fn the_index_keeps_the_newest_requests_within_its_bound() {
     let engine = engine(0.2);
     let tool = engine.catalog().tools()[0].tool_id.clone();
