@@ -32,6 +32,10 @@ pub const DIM: usize = 384;
 /// Longer inputs are cut here. The model was trained on 128-token windows but handles up to 512;
 /// 256 keeps whole tool descriptions while bounding the quadratic attention cost.
 pub const MAX_TOKENS: usize = 256;
+
+/// The fewest chunks a call must have to run on every session at once: fewer (a feedback
+/// batch, a small reload) stay on one, so that queries meanwhile find a session idle.
+const PARALLEL_CHUNKS: usize = 4;
 /// Texts per `Session::run`. Larger batches gain little on 2 cores and hold a session
 /// longer, so a short query waiting behind a bulk indexing call waits at most one chunk.
 pub const CHUNK_SIZE: usize = 32;
@@ -49,8 +53,8 @@ static RUNTIME: OnceLock<(PathBuf, Environment)> = OnceLock::new();
 /// attempt (say, a missing library) be retried later with another path.
 static RUNTIME_INIT: Mutex<()> = Mutex::new(());
 
-/// The number of sessions [`OnnxEmbedder::load`] opens, and the intra-op threads of the
-/// first: one a core, at most 4 (each session holds a copy of the model's weights, ~25 MB).
+/// The number of sessions [`OnnxEmbedder::load`] opens: one a core, at most 4 (they share
+/// one copy of the weights; each keeps its own arena of what its largest run needed).
 pub fn default_sessions() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
 }
@@ -58,14 +62,13 @@ pub fn default_sessions() -> usize {
 /// all-MiniLM-L6-v2 through ONNX Runtime.
 ///
 /// A few sessions (see [`pool`]): `Session::run` needs `&mut` in ort rc.15, so each sits
-/// behind its own lock, taken per chunk. The first has one intra-op thread a core and runs every
-/// call of more than one chunk (bulk indexing); a query takes whichever session is idle.
-/// Measured on the 2-core machine with the same onnxruntime 1.31.1 library through its Python
-/// API (200 texts of 8-40 words, chunks of 32): one 2-thread session serves one caller at
-/// ~167 texts/s, one 1-thread session ~94 texts/s. Bulk calls stay on one session because
-/// ONNX Runtime's memory arena keeps, per session, what its largest run needed (~100 MB for
-/// 32 texts of 256 tokens) and never gives it back: splitting a bulk call over two sessions
-/// took the server from 257 to 431 MB at start and to a 653 MB peak without the arena.
+/// behind its own lock, taken per chunk. Each runs on its caller's thread alone; a query
+/// takes whichever session is idle, and a bulk call of at least [`PARALLEL_CHUNKS`] chunks
+/// runs them on every session at once. ONNX Runtime's memory arena keeps, per session, what
+/// its largest run needed (~100 MB for 32 texts of 256 tokens), so bulk runs ask it to hand
+/// that back when they end: splitting bulk calls over two sessions without that took the
+/// server from 257 to 431 MB at start. With it, indexing the shipped catalog cold peaked at
+/// 383-393 MB against 373-383 MB on one 2-thread session, in 5.9-6.4 s against 7.0-7.9 s.
 pub struct OnnxEmbedder {
     tokenizer: Tokenizer,
     sessions: Sessions,
@@ -125,10 +128,7 @@ impl OnnxEmbedder {
                 reason: "ONNX Runtime cannot create a prepacked-weights container".into(),
             }
         })?;
-        let sessions = run_split(n, n, |k| {
-            let threads = if k == 0 { n } else { 1 };
-            open_session(env, &model_path, threads, &prepacked)
-        })?;
+        let sessions = run_split(n, n, |_| open_session(env, &model_path, &prepacked))?;
         let first = &sessions[0];
         let inputs: Vec<Port> = first.inputs().iter().map(Port::from_outlet).collect();
         let outputs: Vec<Port> = first.outputs().iter().map(Port::from_outlet).collect();
@@ -146,16 +146,19 @@ impl OnnxEmbedder {
     }
 }
 
-/// One session over the model file, with `threads` intra-op threads.
+/// One session over the model file, running on its caller's thread alone: a second
+/// intra-op thread cost a short query ~0.9 ms more CPU (waking it and handing it half of
+/// each small product), measured as the server's CPU per sequential search, 6.3 -> 5.3 and
+/// 5.9 -> 4.9 ms in alternating runs; bulk calls get their parallelism from several
+/// sessions instead (see `OnnxEmbedder::embed`).
 fn open_session(
     env: &Environment,
     model_path: &Path,
-    threads: usize,
     prepacked: &PrepackedWeights,
 ) -> Result<Session, Error> {
     Session::builder(env)
         .map_err(|e| unavailable("cannot configure an ONNX Runtime session", e))?
-        .with_intra_threads(threads)
+        .with_intra_threads(1)
         .map_err(|e| unavailable("cannot set the session's thread count", e))?
         .with_prepacked_weights(prepacked)
         .map_err(|e| unavailable("cannot share the model's prepacked weights", e))?
@@ -213,7 +216,7 @@ impl OnnxEmbedder {
             options
                 .set("memory.enable_memory_arena_shrinkage", "cpu:0")
                 .map_err(|e| failed("cannot set the arena shrinkage", e))?;
-            self.sessions.with_first(|session| {
+            self.sessions.with(|session| {
                 let outputs = session
                     .run_with_options(inputs, &options)
                     .map_err(|e| failed("ONNX Runtime failed to run the model", e))?;
@@ -272,7 +275,11 @@ impl Embedder for OnnxEmbedder {
         // Chunks are formed by token count: sorting by byte length instead left a quarter of
         // the shipped catalog's computed positions to padding, sorting by tokens 7%. The sort
         // is stable and results are written back by original index.
-        let counts = token_counts(&self.tokenizer, texts)?;
+        // One text (a query) is one chunk whatever its length: no need to tokenize it twice.
+        let counts = match texts {
+            [_] => vec![0],
+            _ => token_counts(&self.tokenizer, texts)?,
+        };
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| counts[i]);
         let mut out = vec![Vec::new(); texts.len()];
@@ -283,18 +290,30 @@ impl Embedder for OnnxEmbedder {
             }
         };
         report(0);
-        let mut done = 0;
+        // Reported under a lock, so the counts a progress bar sees only grow.
+        let done = Mutex::new(0);
         let ranges = batches(&lengths);
         let bulk = ranges.len() > 1;
-        for range in ranges {
-            let chunk = &order[range];
+        // A large bulk call (a catalog's cold start, a big reload) runs its chunks on every
+        // session at once, one thread each; a small one leaves the other sessions to queries.
+        let workers = if ranges.len() >= PARALLEL_CHUNKS {
+            self.sessions.len()
+        } else {
+            1
+        };
+        let chunks = run_split(ranges.len(), workers, |j| {
+            let chunk = &order[ranges[j].clone()];
             let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
             let vectors = self.embed_chunk(&batch, bulk)?;
-            for (&i, row) in chunk.iter().zip(vectors.rows()) {
+            let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
+            *done += chunk.len();
+            report(*done);
+            Ok::<_, Error>(vectors)
+        })?;
+        for (range, vectors) in ranges.into_iter().zip(chunks) {
+            for (&i, row) in order[range].iter().zip(vectors.rows()) {
                 out[i] = row.to_vec();
             }
-            done += chunk.len();
-            report(done);
         }
         Ok(out)
     }

@@ -1,5 +1,5 @@
 //! The embedder's ONNX Runtime sessions, each behind its own lock, and a small work split
-//! (opening them side by side).
+//! (opening them side by side, and running a large bulk call's chunks on all of them).
 //!
 //! Why several sessions: a short query (the case a server lives on) gains nothing from a
 //! second intra-op thread (measured end to end on the 2-core machine: 4.0-4.5 ms a search
@@ -28,11 +28,9 @@ impl Sessions {
         }
     }
 
-    /// Runs `f` on the first session, waiting for it if busy.
-    pub(super) fn with_first<R>(&self, f: impl FnOnce(&mut Session) -> R) -> R {
-        f(&mut self.sessions[0]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner))
+    /// How many sessions there are.
+    pub(super) fn len(&self) -> usize {
+        self.sessions.len()
     }
 
     /// Runs `f` on an idle session, or, when every one is busy, waits for one. A panic while a

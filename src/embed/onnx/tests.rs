@@ -187,6 +187,32 @@ fn more_texts_than_one_chunk_keep_their_order() {
 }
 
 #[test]
+fn a_large_call_runs_on_two_sessions_keeps_its_order_and_reports_growing_counts() {
+    let dir = crate::config::default_dir("models");
+    let mut embedder = OnnxEmbedder::load(&dir).unwrap();
+    let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    embedder.set_progress(Box::new(move |done, total| {
+        log.lock().unwrap().push((done, total));
+    }));
+    // More than `PARALLEL_CHUNKS` chunks whatever the lengths: a chunk holds at most
+    // `CHUNK_SIZE` texts.
+    let texts: Vec<String> = (0..CHUNK_SIZE * (PARALLEL_CHUNKS + 1) + 3)
+        .map(|i| format!("tool number {i} {}", "does things ".repeat(i % 11)))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let batch = embedder.embed(&refs).unwrap();
+    assert_eq!(batch.len(), refs.len());
+    for i in (0..refs.len()).step_by(9) {
+        assert!(max_diff(&batch[i], &embed_one(refs[i])) < 1e-5, "text {i}");
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.first(), Some(&(0, refs.len())));
+    assert_eq!(seen.last(), Some(&(refs.len(), refs.len())));
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+}
+
+#[test]
 fn similar_tasks_are_closer_than_unrelated_ones() {
     let regex = embed_one("search code for a regex");
     let grep = embed_one("grep source files for a pattern");
