@@ -5,7 +5,7 @@ use super::evidence::EvidenceMap;
 use super::stages::{find, Proposals};
 use super::{Engine, QueryTexts, QueryVectors, SearchMode};
 use crate::error::Result;
-use crate::index::keyword::KeywordHit;
+use crate::index::keyword::{KeywordHit, MatchedTerm};
 use crate::index::snapshot::Semantic;
 use crate::index::vector::OwnerHit;
 use crate::rank::{self, Evidence};
@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The (field, term) pairs each tool's keyword match hit, by ordinal.
-pub(super) type MatchedTerms = HashMap<u32, Vec<(String, String)>>;
+pub(super) type MatchedTerms = HashMap<u32, Vec<MatchedTerm>>;
 
 /// Evidence per tool ordinal, the terms each tool's keyword match hit, and the query's
 /// vector when the vectors took part.

@@ -12,6 +12,7 @@ use super::valid::Valid;
 use super::{Engine, QueryTexts, QueryVectors, SemanticStatus, ALGORITHM_VERSION};
 use crate::analysis::QueryAnalysis;
 use crate::error::{Error, Result};
+use crate::index::keyword::MatchedTerm;
 use crate::rank::{self, Evidence, Learned, Ranked, Weights};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -287,7 +288,7 @@ impl Engine {
             .map(|(r, level)| {
                 // Only the request's own words: a placeholder that stood in for a masked
                 // value ("repository" for rust-lang/cargo) is no term the user wrote.
-                let m: Vec<(String, String)> = matched
+                let m: Vec<MatchedTerm> = matched
                     .get(&r.ordinal)
                     .into_iter()
                     .flatten()
@@ -383,7 +384,7 @@ impl Engine {
         &self,
         r: &Ranked,
         confidence_level: ConfidenceLevel,
-        matched: &[(String, String)],
+        matched: &[MatchedTerm],
         req: &SearchRequest,
         ranked: &[Ranked],
         analysis: &QueryAnalysis,
@@ -429,8 +430,8 @@ impl Engine {
             confidence_level,
             match_reasons: rank::match_reasons(r, matched, req.context.is_some(), &extra_reasons),
             matched_terms: matched.iter().fold(Vec::new(), |mut terms, (_, term)| {
-                if !terms.contains(term) {
-                    terms.push(term.clone());
+                if !terms.iter().any(|t: &String| **t == **term) {
+                    terms.push(term.to_string());
                 }
                 terms
             }),

@@ -11,6 +11,8 @@
 
 use crate::catalog::ToolDocument;
 use crate::error::Error;
+pub use crate::rank::MatchedTerm;
+use std::sync::Arc;
 use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
@@ -136,14 +138,14 @@ pub struct KeywordHit {
     pub bm25: f32,
     /// (field name, query word as the user typed it) for every query term found in the
     /// tool, grouped by query term in query order, then by field in `KeywordField::ALL` order.
-    pub matched: Vec<(String, String)>,
+    pub matched: Vec<MatchedTerm>,
 }
 
 /// An analysed query term and the slice of the query it came from.
 #[derive(Debug, Clone)]
 struct QueryTerm {
     term: String,
-    surface: String,
+    surface: Arc<str>,
 }
 
 /// A BM25 index over a catalog's documents. Immutable and cheap to share (`Send + Sync`).
@@ -373,7 +375,7 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
         let surface = query
             .get(token.offset_from..token.offset_to)
             .unwrap_or(&token.text)
-            .to_string();
+            .into();
         out.push(QueryTerm {
             term: token.text.clone(),
             surface,

@@ -2,7 +2,7 @@
 //! and match reasons citing the evidence (which query terms hit which fields, how close the
 //! best passage is, an exact name, a lift over a metadata-only twin).
 
-use super::{Ranked, TWIN_MARGIN};
+use super::{MatchedTerm, Ranked, TWIN_MARGIN};
 use crate::rank::ConfidenceLevel;
 
 /// Score at or above which a hit can be `high` confidence.
@@ -47,7 +47,7 @@ pub fn confidences(ranked: &[&Ranked]) -> Vec<ConfidenceLevel> {
 /// keyword index; `context_given` says whether context took part.
 pub fn match_reasons(
     hit: &Ranked,
-    matched: &[(String, String)],
+    matched: &[MatchedTerm],
     context_given: bool,
     extra: &[String],
 ) -> Vec<String> {
@@ -65,13 +65,13 @@ pub fn match_reasons(
     // Group fields per term, keeping first-seen order, so each term reads once.
     let mut by_term: Vec<(&str, Vec<&str>)> = Vec::new();
     for (field, term) in matched {
-        match by_term.iter_mut().find(|(t, _)| *t == term.as_str()) {
+        match by_term.iter_mut().find(|(t, _)| *t == &**term) {
             Some((_, fields)) => {
-                if !fields.contains(&field.as_str()) {
-                    fields.push(field.as_str());
+                if !fields.contains(field) {
+                    fields.push(field);
                 }
             }
-            None => by_term.push((term.as_str(), vec![field.as_str()])),
+            None => by_term.push((term, vec![field])),
         }
     }
     for (term, fields) in by_term.iter().take(5) {

@@ -94,6 +94,11 @@ impl Weights {
     }
 }
 
+/// A field a query word matched (`names`, `description`, ...), and the word as the user
+/// typed it. Shared, not copied: every keyword candidate of a search carries its pairs, and
+/// two fresh strings a pair were ~2% of a server's CPU for distinct searches.
+pub type MatchedTerm = (&'static str, std::sync::Arc<str>);
+
 /// What the indexes found for one tool.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Evidence {

@@ -276,9 +276,9 @@ fn reasons_cite_terms_fields_and_similarity() {
     h.details.semantic = semantic_part(0.62);
     h.details.matched_passage = Some("summary");
     let matched = vec![
-        ("names".to_string(), "grep".to_string()),
-        ("keywords".to_string(), "grep".to_string()),
-        ("description".to_string(), "regex".to_string()),
+        ("names", "grep".into()),
+        ("keywords", "grep".into()),
+        ("description", "regex".into()),
     ];
     let r = match_reasons(&h, &matched, false, &[]);
     assert_eq!(r[0], "query term \"grep\" matched the names and keywords");

@@ -23,7 +23,7 @@
 //!
 //! Memory: 9 bytes per (term, tool) pair, about 1 KiB per synthetic tool.
 
-use super::{KeywordField, QueryTerm};
+use super::{KeywordField, MatchedTerm, QueryTerm};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -292,17 +292,17 @@ pub(super) fn matched_pairs(
     terms: &[QueryTerm],
     lists: &[TermList],
     ordinal: u32,
-) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
+) -> Vec<MatchedTerm> {
+    let mut out: Vec<MatchedTerm> = Vec::new();
     for list in lists {
         let mask = impacts.fields(list, ordinal);
         for (i, kind) in KeywordField::ALL.iter().enumerate() {
             if mask & (1 << i) == 0 {
                 continue;
             }
-            let pair = (kind.as_str().to_string(), terms[list.term].surface.clone());
-            if !out.contains(&pair) {
-                out.push(pair);
+            let surface = &terms[list.term].surface;
+            if !out.iter().any(|(f, w)| *f == kind.as_str() && w == surface) {
+                out.push((kind.as_str(), surface.clone()));
             }
         }
     }

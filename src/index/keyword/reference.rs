@@ -3,7 +3,7 @@
 //! union. Search no longer runs it (the impact lists answer the same
 //! question exactly, see `impacts`); the tests keep it as the reference they check against.
 
-use super::{KeywordField, KeywordHit, KeywordIndex, QueryTerm};
+use super::{KeywordField, KeywordHit, KeywordIndex, MatchedTerm, QueryTerm};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use tantivy::postings::TermInfo;
@@ -130,7 +130,7 @@ impl KeywordIndex {
         terms: &[QueryTerm],
         lookups: &[Lookup],
         ranked: &[Candidate],
-    ) -> tantivy::Result<Vec<Vec<(String, String)>>> {
+    ) -> tantivy::Result<Vec<Vec<MatchedTerm>>> {
         // found[hit][term][field]
         let mut found = vec![vec![[false; 6]; terms.len()]; ranked.len()];
         for (segment_ord, inverted) in self.inverted.iter().enumerate() {
@@ -168,13 +168,13 @@ impl KeywordIndex {
         Ok(found
             .into_iter()
             .map(|per_term| {
-                let mut out: Vec<(String, String)> = Vec::new();
+                let mut out: Vec<MatchedTerm> = Vec::new();
                 for (term, fields) in terms.iter().zip(per_term) {
                     for (kind, hit) in KeywordField::ALL.iter().zip(fields) {
                         if !hit {
                             continue;
                         }
-                        let pair = (kind.as_str().to_string(), term.surface.clone());
+                        let pair = (kind.as_str(), term.surface.clone());
                         if !out.contains(&pair) {
                             out.push(pair);
                         }

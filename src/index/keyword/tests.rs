@@ -70,7 +70,7 @@ fn query_surfaces_point_into_the_query() {
     let terms = query_terms("Searching githubGetFile, searching");
     let pairs: Vec<(&str, &str)> = terms
         .iter()
-        .map(|t| (t.term.as_str(), t.surface.as_str()))
+        .map(|t| (t.term.as_str(), &*t.surface))
         .collect();
     assert_eq!(
         pairs,
@@ -225,8 +225,8 @@ fn matched_names_terms_and_fields() {
     let index = build(&[d, doc(1, "other", "", "searching text files")]);
     let hits = index.search("Regex searching unknownword", 10, None);
     assert_eq!(ordinals(&hits), [0, 1]);
-    let pairs = |h: &KeywordHit| -> Vec<(String, String)> { h.matched.clone() };
-    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let pairs = |h: &KeywordHit| -> Vec<MatchedTerm> { h.matched.clone() };
+    let s = |a: &'static str, b: &str| (a, Arc::<str>::from(b));
     assert_eq!(
         pairs(&hits[0]),
         [
