@@ -36,6 +36,7 @@ pub const MAX_TOKENS: usize = 256;
 /// The fewest chunks a call must have to run on every session at once: fewer (a feedback
 /// batch, a small reload) stay on one, so that queries meanwhile find a session idle.
 const PARALLEL_CHUNKS: usize = 4;
+
 /// Texts per `Session::run`. Larger batches gain little on 2 cores and hold a session
 /// longer, so a short query waiting behind a bulk indexing call waits at most one chunk.
 pub const CHUNK_SIZE: usize = 32;
@@ -282,7 +283,7 @@ impl Embedder for OnnxEmbedder {
         };
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| counts[i]);
-        let mut out = vec![Vec::new(); texts.len()];
+        let out = vec![Vec::new(); texts.len()];
         let lengths: Vec<usize> = order.iter().map(|&i| counts[i]).collect();
         let report = |done: usize| {
             if let Some(progress) = &self.progress {
@@ -290,8 +291,9 @@ impl Embedder for OnnxEmbedder {
             }
         };
         report(0);
-        // Reported under a lock, so the counts a progress bar sees only grow.
-        let done = Mutex::new(0);
+        // Each chunk's rows go to their places as it ends (no second copy of a large call's
+        // vectors), and the count done is reported under the same lock, so it only grows.
+        let state = Mutex::new((0, out));
         let ranges = batches(&lengths);
         let bulk = ranges.len() > 1;
         // A large bulk call (a catalog's cold start, a big reload) runs its chunks on every
@@ -301,21 +303,20 @@ impl Embedder for OnnxEmbedder {
         } else {
             1
         };
-        let chunks = run_split(ranges.len(), workers, |j| {
+        run_split(ranges.len(), workers, |j| {
             let chunk = &order[ranges[j].clone()];
             let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
             let vectors = self.embed_chunk(&batch, bulk)?;
-            let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
-            *done += chunk.len();
-            report(*done);
-            Ok::<_, Error>(vectors)
-        })?;
-        for (range, vectors) in ranges.into_iter().zip(chunks) {
-            for (&i, row) in order[range].iter().zip(vectors.rows()) {
+            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            let (done, out) = &mut *state;
+            for (&i, row) in chunk.iter().zip(vectors.rows()) {
                 out[i] = row.to_vec();
             }
-        }
-        Ok(out)
+            *done += chunk.len();
+            report(*done);
+            Ok::<_, Error>(())
+        })?;
+        Ok(state.into_inner().unwrap_or_else(PoisonError::into_inner).1)
     }
 }
 
