@@ -100,8 +100,8 @@ impl OnnxEmbedder {
         OnnxEmbedder::load_with_sessions(models_dir, default_sessions())
     }
 
-    /// Loads the embedder with `sessions` sessions (0 is taken as 1), the first with as many
-    /// intra-op threads.
+    /// Loads the embedder with `sessions` sessions (0 is taken as 1), each on one intra-op
+    /// thread (see `open_session`).
     pub fn load_with_sessions(models_dir: &Path, sessions: usize) -> Result<OnnxEmbedder, Error> {
         OnnxEmbedder::load_precision(models_dir, sessions, Precision::preferred(models_dir))
     }
