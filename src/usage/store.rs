@@ -66,6 +66,12 @@ impl SqliteStore {
         })
     }
 
+    /// Tests: the transactions that have written records.
+    #[cfg(test)]
+    pub(crate) fn commits(&self) -> u64 {
+        self.counters.commits.load(Ordering::Relaxed)
+    }
+
     /// Tests: stops the writer (as a slow disk would) until the returned sender is used or
     /// dropped. Returns once the writer is stopped, so the queue is empty then.
     #[cfg(test)]

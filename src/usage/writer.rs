@@ -12,6 +12,14 @@ use std::time::{Duration, Instant};
 /// Records written in one transaction at most: a commit (an fsync of the WAL, now and then)
 /// costs far more than a row, so rows are batched, but not so many that a flush waits long.
 const MAX_BATCH: usize = 1024;
+/// How long a batch collects records after its first before it is written. A commit writes
+/// every page the batch touched to the WAL, and a writer woken by every record switches
+/// context once a record: with one record a commit the writer took ~30% of the server's CPU
+/// under cached searches (17,000 answers/s, each recorded), ~15% waking a record at a time.
+/// It sleeps instead, then drains what came. Records wait here, requests never do
+/// (`try_send`); a flush waits at most this long, and a writer that fell behind (a full
+/// batch) does not sleep.
+const LINGER: Duration = Duration::from_millis(25);
 /// An idle writer still prunes this often, so the day bound holds on a quiet server.
 const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
 /// Rows one prune deletes from a table per bound at most, so a prune never holds the writer
@@ -38,6 +46,8 @@ pub(crate) enum Msg {
 pub(crate) struct Counters {
     /// Records written.
     pub(crate) written: AtomicU64,
+    /// Transactions that wrote them.
+    pub(crate) commits: AtomicU64,
     /// Records dropped because the queue was full (or the writer gone).
     pub(crate) dropped: AtomicU64,
     /// Records lost to a failed write.
@@ -70,6 +80,8 @@ impl Writer {
     pub(crate) fn run(mut self) {
         let mut since_prune = 0;
         let mut last_prune = Instant::now();
+        // Whether the last batch was full: the writer is behind and collects no longer.
+        let mut behind = false;
         self.prune();
         loop {
             let first = match self.rx.recv_timeout(PRUNE_INTERVAL) {
@@ -81,6 +93,9 @@ impl Writer {
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
             };
+            if matches!(first, Msg::Record(_)) && !behind {
+                std::thread::sleep(LINGER);
+            }
             let mut pending: Vec<Record> = Vec::new();
             let mut next = Some(first);
             while let Some(msg) = next.take() {
@@ -106,6 +121,7 @@ impl Writer {
                     next = self.rx.try_recv().ok();
                 }
             }
+            behind = pending.len() >= MAX_BATCH;
             since_prune += self.commit(&mut pending);
             if since_prune >= self.retention.prune_every || last_prune.elapsed() > PRUNE_INTERVAL {
                 self.prune();
@@ -131,6 +147,7 @@ impl Writer {
         match result {
             Ok(()) => {
                 self.counters.written.fetch_add(n, Ordering::Relaxed);
+                self.counters.commits.fetch_add(1, Ordering::Relaxed);
                 n
             }
             Err(e) => {
