@@ -2,7 +2,7 @@
 //! `call_tool` of a tool that `search_tools` returned in it counts as choosing the tool;
 //! `rate_tool` records feedback as `POST /feedback` does, and refuses what it refuses with
 //! an error result; `describe_tool` shows what was measured; and measured failures lower a
-//! tool in recommend once the service refreshes its figures.
+//! tool in recommend once the service refreshes its figures, and in compare at once.
 
 use crate::mcp::{call, connect_to, service_with};
 use serde_json::json;
@@ -73,13 +73,11 @@ async fn a_session_searches_runs_and_rates_and_the_store_keeps_it() {
     client.cancel().await.unwrap();
 }
 
-/// Failed runs measured here lower the tool's reliability in recommend once the service
-/// refreshes its figures, and the reason says so (`min_calls` 1 through a config file).
-#[tokio::test]
-async fn measured_failures_lower_a_tool_in_recommend() {
-    let dir = tempfile::tempdir().unwrap();
+/// A service with its store in `dir` that weighs measured figures from `min_calls` runs on
+/// (through a config file, as a user sets it).
+fn service_measuring_from(dir: &tempfile::TempDir, min_calls: u64) -> toolscout::service::Service {
     let file = dir.path().join("toolscout.toml");
-    std::fs::write(&file, "[usage]\nmin_calls = 1\n").unwrap();
+    std::fs::write(&file, format!("[usage]\nmin_calls = {min_calls}\n")).unwrap();
     let env = BTreeMap::from([
         (
             "TOOLSCOUT_CONFIG".to_string(),
@@ -90,17 +88,30 @@ async fn measured_failures_lower_a_tool_in_recommend() {
             dir.path().join("data").to_string_lossy().into_owned(),
         ),
     ]);
-    let service = service_with(&env);
-    assert_eq!(service.config().usage.min_calls, 1);
-    // A path outside the workspace: the call runs and fails with pathValidationFailed.
+    service_with(&env)
+}
+
+/// Runs `localSearchCode` on a path outside the workspace: the call runs and fails with
+/// pathValidationFailed, which the store records as a failed use.
+async fn run_and_fail(service: &toolscout::service::Service) {
     let outside = json!({"queries": [{"id": "q", "researchGoal": "g", "reasoning": "r",
         "pattern": "root", "path": "/etc"}]});
+    let result = service
+        .call_tool("localSearchCode", &outside)
+        .await
+        .unwrap();
+    assert!(result.results[0].failure.is_some(), "{result:?}");
+}
+
+/// Failed runs measured here lower the tool's reliability in recommend once the service
+/// refreshes its figures, and the reason says so (`min_calls` 1 through a config file).
+#[tokio::test]
+async fn measured_failures_lower_a_tool_in_recommend() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = service_measuring_from(&dir, 1);
+    assert_eq!(service.config().usage.min_calls, 1);
     for _ in 0..2 {
-        let result = service
-            .call_tool("localSearchCode", &outside)
-            .await
-            .unwrap();
-        assert!(result.results[0].failure.is_some(), "{result:?}");
+        run_and_fail(&service).await;
     }
     assert!(service.usage().flush(Duration::from_secs(10)));
     service.refresh_measured().await;
@@ -133,4 +144,50 @@ async fn measured_failures_lower_a_tool_in_recommend() {
         "{:?}",
         local.recommendation_reasons
     );
+}
+
+/// Real runs that fail lower the tool's reliability in compare, which shows the measured
+/// figure and names its source: compare reads the store itself, so no refresh is needed.
+#[tokio::test]
+async fn measured_failures_lower_a_tool_in_compare_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = service_measuring_from(&dir, 3);
+    let body = json!({"tool_ids": ["local_search_code", "github_search_code"],
+        "detail_level": "comprehensive"});
+    let reliability = |answer: &toolscout::engine::ComparisonResponse| {
+        let tool = answer
+            .comparison
+            .tools
+            .iter()
+            .find(|t| t.tool_id == "local_search_code")
+            .cloned()
+            .expect("compared");
+        let evidence = tool.score_evidence.expect("comprehensive has evidence");
+        let reliability = &evidence[&toolscout::engine::Criterion::Reliability];
+        (
+            tool.dimension_scores.reliability.expect("scored"),
+            reliability.explanation.clone(),
+        )
+    };
+    let (declared, why) = reliability(&service.compare(&body).await.unwrap().response);
+    assert!(!why.contains("measured by toolscout"), "{why}");
+
+    // Two runs below `min_calls` leave the declared figure; the third is measured.
+    for run in 1..=3 {
+        run_and_fail(&service).await;
+        assert!(service.usage().flush(Duration::from_secs(10)));
+        let (score, why) = reliability(&service.compare(&body).await.unwrap().response);
+        if run < 3 {
+            assert_eq!(score, declared, "{why}");
+        } else {
+            // Three runs weigh against the catalog's figure, not over it.
+            assert!(score < declared - 0.1, "{declared} -> {score}: {why}");
+            assert!(
+                why.contains(
+                    "success rate 0.00 over 3 uses measured by toolscout's own executions"
+                ),
+                "{why}"
+            );
+        }
+    }
 }
