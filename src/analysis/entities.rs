@@ -87,6 +87,37 @@ pub struct Entity {
     pub ecosystem: Option<&'static str>,
 }
 
+impl Entity {
+    /// The words that stand for this value in a text that leaves it out: its kind's
+    /// placeholder, with what the value says of its kind where it says it plainly. A URL's
+    /// scheme other than the web's names a protocol or service ("s3 url"), and a file
+    /// name's extension a format ("sqlite file"): both are the task's own words, while the
+    /// rest of the value is a name.
+    pub fn placeholder_in(&self, text: &str) -> std::borrow::Cow<'static, str> {
+        let value = text.get(self.span.clone()).unwrap_or_default();
+        let kind = self.kind.placeholder();
+        let word = match self.kind {
+            EntityKind::Url => value
+                .split_once("://")
+                .map(|(scheme, _)| scheme.to_ascii_lowercase())
+                .filter(|s| !matches!(s.as_str(), "http" | "https")),
+            EntityKind::Path => value
+                .rsplit(['/', '\\'])
+                .next()
+                .and_then(|name| name.rsplit_once('.'))
+                .map(|(_, ext)| ext.to_ascii_lowercase())
+                .filter(|ext| EXTENSIONS.split('|').any(|e| e == ext)),
+            _ => None,
+        };
+        match word {
+            Some(w) if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                format!("{w} {kind}").into()
+            }
+            _ => kind.into(),
+        }
+    }
+}
+
 /// File extensions common enough that `name.ext` is a file name and not a sentence's end.
 const EXTENSIONS: &str = "rs|py|pyi|ts|tsx|js|jsx|mjs|cjs|go|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|m|mm|lua|pl|r|jl|dart|ex|exs|erl|hs|ml|clj|vue|svelte|md|mdx|rst|txt|json|jsonl|ndjson|yaml|yml|toml|xml|html|htm|css|scss|sass|less|sql|sh|bash|zsh|ps1|bat|csv|tsv|parquet|pdf|docx|doc|xlsx|xls|pptx|odt|epub|png|jpg|jpeg|gif|svg|webp|tif|tiff|bmp|ico|mp3|mp4|wav|log|lock|env|cfg|ini|conf|tf|tfvars|hcl|proto|graphql|gql|ipynb|gz|tgz|tar|zip|bz2|xz|7z|wasm|so|dll|exe|db|sqlite|sqlite3|pem|crt|key|pub|gradle|cmake|mk|dockerfile|tpl|j2|properties|plist|bin|dat|out";
 

@@ -9,6 +9,7 @@
 
 pub mod affordance;
 pub mod entities;
+mod reported;
 
 pub use affordance::{Affordances, Locality, Match};
 pub use entities::{ecosystem_named, entities, Entity, EntityKind};
@@ -24,6 +25,9 @@ pub struct QueryAnalysis {
     /// Byte spans of quoted text, quotes included: values to pass ("the word \"plethora\"",
     /// a message's subject), not the task's own words.
     pub quoted: Vec<Range<usize>>,
+    /// Byte spans of messages the request asks to send ("tell the team that the deploy
+    /// finished"): values too, though unquoted (see `reported`).
+    pub reported: Vec<Range<usize>>,
     /// Whether the request is about local things (my project) or remote ones (on GitHub).
     pub locality: Option<Locality>,
 }
@@ -107,15 +111,17 @@ impl QueryAnalysis {
     pub fn of(text: &str) -> QueryAnalysis {
         let entities = entities(text);
         let quoted = quoted_spans(text);
+        let reported = reported::reported_spans(text);
         let negated = negated_spans(text)
             .into_iter()
-            .filter(|n| !quoted.iter().any(|q| q.contains(&n.start)))
+            .filter(|n| !quoted.iter().chain(&reported).any(|q| q.contains(&n.start)))
             .collect();
         let locality = locality(text, &entities);
         QueryAnalysis {
             entities,
             negated,
             quoted,
+            reported,
             locality,
         }
     }
@@ -137,18 +143,30 @@ impl QueryAnalysis {
     /// The text with negated phrases left out and the values of `masked` kinds replaced by
     /// their placeholder word: what name and keyword evidence should read. Unchanged (and
     /// not copied) when there is nothing to leave out.
-    pub fn masked(&self, text: &str, masked: &[EntityKind], quotes: bool) -> Option<String> {
+    pub fn masked(
+        &self,
+        text: &str,
+        masked: &[EntityKind],
+        quotes: bool,
+        messages: bool,
+    ) -> Option<String> {
         let quotes = if quotes { &self.quoted[..] } else { &[] };
-        let mut cuts: Vec<(Range<usize>, &str)> = self
+        let messages = if messages { &self.reported[..] } else { &[] };
+        let mut cuts: Vec<(Range<usize>, std::borrow::Cow<'_, str>)> = self
             .negated
             .iter()
-            .map(|r| (r.clone(), ""))
-            .chain(quotes.iter().map(|r| (r.clone(), QUOTED_PLACEHOLDER)))
+            .map(|r| (r.clone(), "".into()))
+            .chain(
+                quotes
+                    .iter()
+                    .chain(messages)
+                    .map(|r| (r.clone(), QUOTED_PLACEHOLDER.into())),
+            )
             .chain(
                 self.entities
                     .iter()
                     .filter(|e| masked.contains(&e.kind))
-                    .map(|e| (e.span.clone(), e.kind.placeholder())),
+                    .map(|e| (e.span.clone(), e.placeholder_in(text))),
             )
             .collect();
         if cuts.is_empty() {
@@ -163,7 +181,7 @@ impl QueryAnalysis {
             }
             out.push_str(&text[at..r.start]);
             out.push(' ');
-            out.push_str(with);
+            out.push_str(&with);
             out.push(' ');
             at = r.end;
         }
@@ -198,11 +216,7 @@ fn quoted_spans(text: &str) -> Vec<Range<usize>> {
 /// Byte spans of the phrases a negation word opens, each to the end of its clause (a comma,
 /// a sentence end or a clause word) and at most [`NEGATION_WORDS`] words long.
 fn negated_spans(text: &str) -> Vec<Range<usize>> {
-    let words = word_spans(text);
-    let lower: Vec<String> = words
-        .iter()
-        .map(|r| text[r.clone()].to_lowercase())
-        .collect();
+    let (words, lower) = lowercase_words(text);
     let mut out: Vec<Range<usize>> = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -240,6 +254,16 @@ fn negated_spans(text: &str) -> Vec<Range<usize>> {
 /// Whether the text between two words ends a clause.
 fn breaks_clause(between: &str) -> bool {
     between.contains([',', ';', '.', '?', '!', ':', '(', ')'])
+}
+
+/// The words of `text` ([`word_spans`]) and each in lower case.
+fn lowercase_words(text: &str) -> (Vec<Range<usize>>, Vec<String>) {
+    let words = word_spans(text);
+    let lower = words
+        .iter()
+        .map(|r| text[r.clone()].to_lowercase())
+        .collect();
+    (words, lower)
 }
 
 /// Byte spans of the words of `text` (letters, digits, apostrophes, and the characters that
@@ -307,7 +331,7 @@ mod tests {
         let text = "without cloning the repo, show me its README";
         let a = QueryAnalysis::of(text);
         assert_eq!(&text[a.negated[0].clone()], "without cloning the repo");
-        let m = a.masked(text, &[], false).unwrap();
+        let m = a.masked(text, &[], false, false).unwrap();
         assert_eq!(m, ", show me its README");
         let text = "don't use regex and list the files";
         let a = QueryAnalysis::of(text);
@@ -319,7 +343,8 @@ mod tests {
         let text = "search issues in rust-lang/cargo";
         let a = QueryAnalysis::of(text);
         assert_eq!(
-            a.masked(text, &[EntityKind::Repository], false).as_deref(),
+            a.masked(text, &[EntityKind::Repository], false, false)
+                .as_deref(),
             Some("search issues in repository")
         );
         assert_eq!(a.locality, Some(Locality::Remote));
@@ -328,7 +353,7 @@ mod tests {
             Some(Locality::Local)
         );
         assert!(QueryAnalysis::of("plan a trip")
-            .masked("plan a trip", &[], false)
+            .masked("plan a trip", &[], false, false)
             .is_none());
     }
 
@@ -339,7 +364,7 @@ mod tests {
         assert!(a.negated.is_empty(), "{:?}", a.negated);
         assert_eq!(&text[a.quoted[0].clone()], r#""Don't forget the demo""#);
         assert_eq!(
-            a.masked(text, &[], true).as_deref(),
+            a.masked(text, &[], true, true).as_deref(),
             Some("email bob with subject text about the team's plan")
         );
         let text = "search for 'EnableLegacyAuth' in the v1.8.0 tag";
@@ -362,7 +387,7 @@ mod tests {
             for r in &a.negated {
                 proptest::prop_assert!(text.is_char_boundary(r.start) && text.is_char_boundary(r.end));
             }
-            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue], true);
+            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue], true, true);
         }
     }
 
@@ -372,12 +397,12 @@ mod tests {
         #[test]
         fn hostile_text_analyses_at_character_boundaries(text in crate::hostile_text::text()) {
             let a = QueryAnalysis::of(&text);
-            let spans = a.entities.iter().map(|e| &e.span).chain(&a.negated).chain(&a.quoted);
+            let spans = a.entities.iter().map(|e| &e.span).chain(&a.negated).chain(&a.quoted).chain(&a.reported);
             for r in spans {
                 proptest::prop_assert!(text.get(r.clone()).is_some(), "{r:?}");
             }
             let every = [EntityKind::Repository, EntityKind::Path, EntityKind::Issue, EntityKind::Url];
-            let _ = a.masked(&text, &every, true);
+            let _ = a.masked(&text, &every, true, true);
             let _ = a.kinds();
             let _ = ecosystem_named(&text);
         }
@@ -394,7 +419,12 @@ mod tests {
             "İ without İİ, x",
         ] {
             let a = QueryAnalysis::of(text);
-            let _ = a.masked(text, &[EntityKind::Repository, EntityKind::Path], true);
+            let _ = a.masked(
+                text,
+                &[EntityKind::Repository, EntityKind::Path],
+                true,
+                true,
+            );
         }
     }
 }

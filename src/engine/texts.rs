@@ -48,7 +48,7 @@ impl QueryTexts {
     pub(crate) fn of(query: &str, analysis: &QueryAnalysis) -> QueryTexts {
         let text = |kinds: &[EntityKind], quotes: bool| {
             analysis
-                .masked(query, kinds, quotes)
+                .masked(query, kinds, quotes, true)
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| query.to_string())
         };
@@ -68,7 +68,7 @@ mod tests {
         let q = "search issues in rust-lang/cargo about src/main.rs, without cloning it";
         let t = QueryTexts::of(q, &QueryAnalysis::of(q));
         assert_eq!(t.keyword, "search issues in repository about src/main.rs,");
-        assert_eq!(t.embed, "search issues in repository about file ,");
+        assert_eq!(t.embed, "search issues in repository about rs file ,");
         let plain = "convert a PDF to text";
         let t = QueryTexts::of(plain, &QueryAnalysis::of(plain));
         assert_eq!(t.keyword, plain);
@@ -80,6 +80,14 @@ mod tests {
         let t = QueryTexts::of(q, &QueryAnalysis::of(q));
         assert_eq!(t.keyword, q);
         assert_eq!(t.embed, "give me the definition of the word text");
+    }
+
+    #[test]
+    fn a_message_to_send_is_no_evidence_for_the_tools_it_names() {
+        let q = "let the team know on Slack that the helm install for api-staging finished";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        assert_eq!(t.keyword, "let the team know on Slack that text");
+        assert_eq!(t.embed, "let the team know on Slack that text");
     }
 
     #[test]

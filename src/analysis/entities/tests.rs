@@ -94,3 +94,28 @@ fn plain_sentences_have_none() {
     assert!(entities("Find the weather forecast for tomorrow's trip").len() <= 1);
     assert!(entities("I need a tool that helps me plan meals").is_empty());
 }
+
+#[test]
+fn a_placeholder_keeps_what_a_value_says_of_its_kind() {
+    let placeholders = |text: &str| -> Vec<String> {
+        entities(text)
+            .iter()
+            .map(|e| e.placeholder_in(text).into_owned())
+            .collect()
+    };
+    assert_eq!(
+        placeholders("copy s3://lake/exports/orders.parquet to ./data"),
+        ["s3 url", "file"]
+    );
+    assert_eq!(placeholders("fetch https://example.com/a.json"), ["url"]);
+    assert_eq!(
+        placeholders("read .spec.replicas from k8s/deployment.yaml"),
+        ["yaml file"]
+    );
+    assert_eq!(
+        placeholders("top URLs in my places.sqlite history"),
+        ["sqlite file"]
+    );
+    // Only a known extension says a format.
+    assert_eq!(placeholders("open ./notes/todo.xyz"), ["file"]);
+}
