@@ -140,18 +140,12 @@ impl QueryAnalysis {
         kinds
     }
 
-    /// The text with negated phrases left out and the values of `masked` kinds replaced by
-    /// their placeholder word: what name and keyword evidence should read. Unchanged (and
-    /// not copied) when there is nothing to leave out.
-    pub fn masked(
-        &self,
-        text: &str,
-        masked: &[EntityKind],
-        quotes: bool,
-        messages: bool,
-    ) -> Option<String> {
+    /// The text with negated phrases left out, messages to send (and, with `quotes`, quoted
+    /// text) read as "text", and the values of `masked` kinds replaced by their placeholder
+    /// words: what name and keyword evidence should read. Unchanged (and not copied) when
+    /// there is nothing to leave out.
+    pub fn masked(&self, text: &str, masked: &[EntityKind], quotes: bool) -> Option<String> {
         let quotes = if quotes { &self.quoted[..] } else { &[] };
-        let messages = if messages { &self.reported[..] } else { &[] };
         let mut cuts: Vec<(Range<usize>, std::borrow::Cow<'_, str>)> = self
             .negated
             .iter()
@@ -159,7 +153,7 @@ impl QueryAnalysis {
             .chain(
                 quotes
                     .iter()
-                    .chain(messages)
+                    .chain(&self.reported)
                     .map(|r| (r.clone(), QUOTED_PLACEHOLDER.into())),
             )
             .chain(
@@ -331,7 +325,7 @@ mod tests {
         let text = "without cloning the repo, show me its README";
         let a = QueryAnalysis::of(text);
         assert_eq!(&text[a.negated[0].clone()], "without cloning the repo");
-        let m = a.masked(text, &[], false, false).unwrap();
+        let m = a.masked(text, &[], false).unwrap();
         assert_eq!(m, ", show me its README");
         let text = "don't use regex and list the files";
         let a = QueryAnalysis::of(text);
@@ -343,8 +337,7 @@ mod tests {
         let text = "search issues in rust-lang/cargo";
         let a = QueryAnalysis::of(text);
         assert_eq!(
-            a.masked(text, &[EntityKind::Repository], false, false)
-                .as_deref(),
+            a.masked(text, &[EntityKind::Repository], false).as_deref(),
             Some("search issues in repository")
         );
         assert_eq!(a.locality, Some(Locality::Remote));
@@ -353,7 +346,7 @@ mod tests {
             Some(Locality::Local)
         );
         assert!(QueryAnalysis::of("plan a trip")
-            .masked("plan a trip", &[], false, false)
+            .masked("plan a trip", &[], false)
             .is_none());
     }
 
@@ -364,7 +357,7 @@ mod tests {
         assert!(a.negated.is_empty(), "{:?}", a.negated);
         assert_eq!(&text[a.quoted[0].clone()], r#""Don't forget the demo""#);
         assert_eq!(
-            a.masked(text, &[], true, true).as_deref(),
+            a.masked(text, &[], true).as_deref(),
             Some("email bob with subject text about the team's plan")
         );
         let text = "search for 'EnableLegacyAuth' in the v1.8.0 tag";
@@ -387,7 +380,7 @@ mod tests {
             for r in &a.negated {
                 proptest::prop_assert!(text.is_char_boundary(r.start) && text.is_char_boundary(r.end));
             }
-            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue], true, true);
+            let _ = a.masked(&text, &[EntityKind::Repository, EntityKind::Path, EntityKind::Issue], true);
         }
     }
 
@@ -402,7 +395,7 @@ mod tests {
                 proptest::prop_assert!(text.get(r.clone()).is_some(), "{r:?}");
             }
             let every = [EntityKind::Repository, EntityKind::Path, EntityKind::Issue, EntityKind::Url];
-            let _ = a.masked(&text, &every, true, true);
+            let _ = a.masked(&text, &every, true);
             let _ = a.kinds();
             let _ = ecosystem_named(&text);
         }
@@ -419,12 +412,7 @@ mod tests {
             "İ without İİ, x",
         ] {
             let a = QueryAnalysis::of(text);
-            let _ = a.masked(
-                text,
-                &[EntityKind::Repository, EntityKind::Path],
-                true,
-                true,
-            );
+            let _ = a.masked(text, &[EntityKind::Repository, EntityKind::Path], true);
         }
     }
 }

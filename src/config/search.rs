@@ -41,9 +41,9 @@ pub struct SearchConfig {
     pub similarity_threshold: f64,
     /// Weight of the semantic part in hybrid mode. 0.65 on the development suite's tune
     /// halves (hybrid NDCG@5, MetaTool / bfcl / apibank / agent requests, with the field
-    /// weights of `index::snapshot::KEYWORD_WEIGHTS` but names 0.7): 0.75 71.9 / 77.4 / 72.2 / 89.6, 0.7
-    /// 72.3 / 78.1 / 72.3 / 89.6, 0.65 72.3 / 78.5 / 72.7 / 89.9, 0.6 72.1 / 78.8 / 72.4 /
-    /// 90.5 (MetaTool lower).
+    /// weights of `index::snapshot::KEYWORD_WEIGHTS` but names 0.7): 0.75 71.9 / 77.4 /
+    /// 72.2 / 89.6, 0.7 72.3 / 78.1 / 72.3 / 89.6, 0.65 72.3 / 78.5 / 72.7 / 89.9, 0.6
+    /// 72.1 / 78.8 / 72.4 / 90.5 (MetaTool lower).
     pub semantic_weight: f64,
     /// Weight of the keyword part in hybrid mode.
     pub keyword_weight: f64,

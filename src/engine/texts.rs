@@ -1,8 +1,9 @@
 //! The texts a search reads from a request: the request itself for exact names and
 //! suggestions, and for keyword and vector retrieval the request with negated phrases left
-//! out and the values of some entity kinds replaced by their kind's word (see
-//! `analysis::QueryAnalysis::masked`), so that a repository named like a tool, or a tool the
-//! request says not to use, is no evidence for that tool.
+//! out, a message it asks to send read as "text", and the values of some entity kinds
+//! replaced by their kind's words (see `analysis::QueryAnalysis::masked`), so that a
+//! repository named like a tool, a tool the request says not to use, or one named in the
+//! message ("tell the team that the helm install finished") is no evidence for that tool.
 
 use crate::analysis::{EntityKind, QueryAnalysis};
 
@@ -48,7 +49,7 @@ impl QueryTexts {
     pub(crate) fn of(query: &str, analysis: &QueryAnalysis) -> QueryTexts {
         let text = |kinds: &[EntityKind], quotes: bool| {
             analysis
-                .masked(query, kinds, quotes, true)
+                .masked(query, kinds, quotes)
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| query.to_string())
         };

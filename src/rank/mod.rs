@@ -84,8 +84,8 @@ impl Weights {
     /// The weights for a request that carries values (paths, `owner/repo`, dates, ...):
     /// meaning weighs no more than exact words. A sentence model reads such values as
     /// topic words, while the words around them are the task's own. On the tune halves
-    /// (semantic 0.5 against the then default 0.7 for such requests): bfcl +0.6, agent requests
-    /// +2.6 NDCG@5, MetaTool -0.3 and apibank -0.2; 0.4 gave the same within 0.3.
+    /// (semantic 0.5 against the then default 0.7 for such requests): bfcl +0.6, agent
+    /// requests +2.6 NDCG@5, MetaTool -0.3 and apibank -0.2; 0.4 gave the same within 0.3.
     pub fn with_values(self) -> Weights {
         Weights {
             semantic: self.semantic.min(self.keyword),
