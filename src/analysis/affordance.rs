@@ -163,6 +163,18 @@ const NAME_WORDS: &[(EntityKind, &[&str])] = &[
             "due",
         ],
     ),
+    (
+        EntityKind::Revision,
+        &[
+            "branch",
+            "ref",
+            "rev",
+            "revision",
+            "sha",
+            "commitish",
+            "treeish",
+        ],
+    ),
 ];
 
 /// Description phrases that say the same, for parameters named otherwise.
@@ -196,6 +208,15 @@ const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
     (EntityKind::Sql, &["sql"]),
     (EntityKind::Email, &["email address", "e-mail"]),
     (EntityKind::Date, &["date", "yyyy", "timestamp"]),
+    (
+        EntityKind::Revision,
+        &["branch", "tree-ish", "commit-ish", "commits, branches"],
+    ),
+    // Not the name "image": an OCR tool's image is a file.
+    (
+        EntityKind::Image,
+        &["container image", "docker image", "name[:tag]", "image:tag"],
+    ),
 ];
 
 /// JSON Schema formats and the kind they take.
@@ -336,5 +357,31 @@ mod tests {
         assert!(m.score() < 0.5, "{m:?}");
         let none = a.fit(&QueryAnalysis::of("weather tomorrow"));
         assert_eq!(none.score(), 0.0);
+    }
+
+    #[test]
+    fn a_container_image_fits_a_container_tool_and_not_an_ocr_one() {
+        let runner = tool(json!({"type": "object", "properties": {
+            "image": {"type": "string", "description": "Image to run, as NAME[:TAG]"}}}));
+        let ocr = tool(json!({"type": "object", "properties": {
+            "image": {"type": "string", "description": "Input image (PNG, JPEG)"}}}));
+        let q = QueryAnalysis::of("spin up redis:7 for the tests");
+        assert_eq!(Affordances::of(&runner).fit(&q).score(), 1.0);
+        assert_eq!(Affordances::of(&ocr).fit(&q).score(), 0.0);
+    }
+
+    #[test]
+    fn a_branch_fits_a_tool_that_takes_a_revision() {
+        let grep = tool(json!({"type": "object", "properties": {
+            "pattern": {"type": "string"},
+            "tree": {"type": "string", "description": "Commits, branches or tags to search"}}}));
+        let m = Affordances::of(&grep).fit(&QueryAnalysis::of(
+            "does `set_nonblocking` appear on the release/2.x branch?",
+        ));
+        assert!(
+            m.reasons()
+                .contains(&"mentions a branch, tag or commit, and this tool takes tree".into()),
+            "{m:?}"
+        );
     }
 }

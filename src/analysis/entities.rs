@@ -1,8 +1,9 @@
 //! Entities in a request's text: the values an agent passes to a tool (paths, file names,
 //! line numbers, `owner/repo`, URLs, PR and issue numbers, packages with their ecosystem,
-//! code symbols, regular expressions, SQL, e-mail addresses, dates and times). Each is a
-//! byte span of the original text, found by patterns that hold in any catalog's domain.
-//! Spans always fall on character boundaries (they come from regex matches).
+//! code symbols, regular expressions, SQL, e-mail addresses, dates and times, git revisions
+//! and container images, the last two in `refs`). Each is a byte span of the original text,
+//! found by patterns that hold in any catalog's domain. Spans always fall on character
+//! boundaries (they come from regex matches).
 
 use regex::Regex;
 use std::ops::Range;
@@ -36,6 +37,10 @@ pub enum EntityKind {
     Email,
     /// A date or time: 2024-03-01, "March 3rd", "tomorrow", "10 AM".
     Date,
+    /// A git branch, tag or commit: "the release/2.x branch", "tag v2.27.0".
+    Revision,
+    /// A container image reference: `nginx:1.27`, `gcr.io/acme/api:2.3.0`.
+    Image,
 }
 
 impl EntityKind {
@@ -55,6 +60,8 @@ impl EntityKind {
             EntityKind::Sql => "SQL",
             EntityKind::Email => "an e-mail address",
             EntityKind::Date => "a date or time",
+            EntityKind::Revision => "a branch, tag or commit",
+            EntityKind::Image => "a container image",
         }
     }
 
@@ -75,6 +82,8 @@ impl EntityKind {
             EntityKind::Sql => "sql query",
             EntityKind::Email => "email",
             EntityKind::Date => "date",
+            EntityKind::Revision => "branch",
+            EntityKind::Image => "container image",
         }
     }
 }
@@ -107,6 +116,15 @@ impl Entity {
                 .and_then(|name| name.rsplit_once('.'))
                 .map(|(_, ext)| ext.to_ascii_lowercase())
                 .filter(|ext| EXTENSIONS.split('|').any(|e| e == ext)),
+            // The word that said it was a revision ("tag v2.27.0" is a tag, not a branch).
+            EntityKind::Revision => {
+                let lower = value.to_ascii_lowercase();
+                return ["tag", "commit", "branch"]
+                    .into_iter()
+                    .find(|w| lower.contains(w))
+                    .unwrap_or(kind)
+                    .into();
+            }
             _ => None,
         };
         match word {
@@ -310,6 +328,10 @@ pub fn entities(text: &str) -> Vec<Entity> {
             push(EntityKind::Package, name.range(), None);
         }
     }
+    // Before paths: "release/2.x" in "the release/2.x branch" is no path.
+    for (kind, span) in refs::refs(text) {
+        push(kind, span, None);
+    }
     local_passes(text, p, &mut push);
     out.sort_by_key(|e| e.span.start);
     out
@@ -438,6 +460,8 @@ pub fn ecosystem_named(text: &str) -> Option<&'static str> {
         .collect();
     (named.len() == 1).then(|| named[0])
 }
+
+mod refs;
 
 #[cfg(test)]
 mod tests;

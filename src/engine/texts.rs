@@ -22,6 +22,8 @@ const KEYWORD_MASKED: &[EntityKind] = &[
     EntityKind::Package,
     EntityKind::Url,
     EntityKind::Email,
+    EntityKind::Revision,
+    EntityKind::Image,
 ];
 
 /// Kinds whose values the query's embedding leaves out as well, with quoted text: a sentence
@@ -43,6 +45,8 @@ const EMBED_MASKED: &[EntityKind] = &[
     EntityKind::Line,
     EntityKind::Regex,
     EntityKind::Sql,
+    EntityKind::Revision,
+    EntityKind::Image,
 ];
 
 impl QueryTexts {
