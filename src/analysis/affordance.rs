@@ -212,6 +212,15 @@ const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
         EntityKind::Revision,
         &["branch", "tree-ish", "commit-ish", "commits, branches"],
     ),
+    (
+        EntityKind::Depth,
+        &[
+            "many levels",
+            "directory levels",
+            "levels below",
+            "this deep",
+        ],
+    ),
     // Not the name "image": an OCR tool's image is a file.
     (
         EntityKind::Image,
@@ -259,9 +268,33 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
     {
         out.push(kind);
     }
+    if out.contains(&EntityKind::Path) && takes_directories(&words, &description) {
+        out.push(EntityKind::Directory);
+    }
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether a path parameter takes directories: its name says so (`dir`, `directory`) or its
+/// description does in its first words ("Directory to list", "Files or directories to
+/// search"); a mention further on ("must lie inside one of the allowed directories") is
+/// about something else.
+fn takes_directories(name_words: &[String], description: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "dir",
+        "directory",
+        "directories",
+        "folder",
+        "folders",
+        "cwd",
+    ];
+    name_words.iter().any(|w| WORDS.contains(&w.as_str()))
+        || description
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(6)
+            .any(|w| WORDS.contains(&w))
 }
 
 impl Affordances {
@@ -368,6 +401,28 @@ mod tests {
         let q = QueryAnalysis::of("spin up redis:7 for the tests");
         assert_eq!(Affordances::of(&runner).fit(&q).score(), 1.0);
         assert_eq!(Affordances::of(&ocr).fit(&q).score(), 0.0);
+    }
+
+    #[test]
+    fn a_directory_and_a_depth_fit_a_lister_and_not_a_file_reader() {
+        let lister = tool(json!({"type": "object", "properties": {
+            "path": {"type": "string", "description": "Directory to list, relative to the root."},
+            "depth": {"type": "integer", "description": "How many levels to descend."}}}));
+        let reader = tool(json!({"type": "object", "properties": {
+            "path": {"type": "string",
+                     "description": "The file to read; must lie inside an allowed directory."}}}));
+        let q = QueryAnalysis::of("show the contents of terraform/modules/ two levels deep");
+        assert_eq!(
+            q.kinds(),
+            vec![EntityKind::Directory, EntityKind::Depth],
+            "{q:?}"
+        );
+        assert_eq!(Affordances::of(&lister).fit(&q).score(), 1.0);
+        assert_eq!(Affordances::of(&reader).fit(&q).score(), 0.0);
+        // A file is a path both take.
+        let file = QueryAnalysis::of("open terraform/modules/main.tf");
+        assert_eq!(Affordances::of(&reader).fit(&file).score(), 1.0);
+        assert_eq!(Affordances::of(&lister).fit(&file).score(), 1.0);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Entities in a request's text: the values an agent passes to a tool (paths, file names,
 //! line numbers, `owner/repo`, URLs, PR and issue numbers, packages with their ecosystem,
-//! code symbols, regular expressions, SQL, e-mail addresses, dates and times, git revisions
-//! and container images, the last two in `refs`). Each is a byte span of the original text,
-//! found by patterns that hold in any catalog's domain. Spans always fall on character
-//! boundaries (they come from regex matches).
+//! code symbols, regular expressions, SQL, e-mail addresses, dates and times; git revisions
+//! and container images in `refs`, directories and depths in `tree`). Each is a byte span of
+//! the original text, found by patterns that hold in any catalog's domain. Spans always fall
+//! on character boundaries (they come from regex matches).
 
 use regex::Regex;
 use std::ops::Range;
@@ -14,6 +14,10 @@ use std::sync::OnceLock;
 pub enum EntityKind {
     /// A file or directory path, or a file name with an extension.
     Path,
+    /// A path the request calls a directory: "api/proto/", "the docs folder".
+    Directory,
+    /// How deep to go in a tree: "two levels deep", "-L 2".
+    Depth,
     /// A kind of file: `*.ts`, "YAML files".
     FileType,
     /// A line number: "line 42", "L42", "main.rs:42".
@@ -48,6 +52,8 @@ impl EntityKind {
     pub fn label(self) -> &'static str {
         match self {
             EntityKind::Path => "a file path",
+            EntityKind::Directory => "a directory",
+            EntityKind::Depth => "a depth",
             EntityKind::FileType => "a file type",
             EntityKind::Line => "a line number",
             EntityKind::Repository => "owner/repo",
@@ -70,6 +76,8 @@ impl EntityKind {
     pub fn placeholder(self) -> &'static str {
         match self {
             EntityKind::Path => "file",
+            EntityKind::Directory => "directory",
+            EntityKind::Depth => "depth",
             EntityKind::FileType => "files",
             EntityKind::Line => "line",
             EntityKind::Repository => "repository",
@@ -332,8 +340,16 @@ pub fn entities(text: &str) -> Vec<Entity> {
     for (kind, span) in refs::refs(text) {
         push(kind, span, None);
     }
+    // Before line numbers: the "-L2" of tree is a depth.
+    for span in tree::depths(text) {
+        push(EntityKind::Depth, span, None);
+    }
+    for span in tree::directories(text) {
+        push(EntityKind::Directory, span, None);
+    }
     local_passes(text, p, &mut push);
     out.sort_by_key(|e| e.span.start);
+    tree::mark_directories(text, &mut out);
     out
 }
 
@@ -462,6 +478,7 @@ pub fn ecosystem_named(text: &str) -> Option<&'static str> {
 }
 
 mod refs;
+mod tree;
 
 #[cfg(test)]
 mod tests;

@@ -304,7 +304,7 @@ fn locality(text: &str, entities: &[Entity]) -> Option<Locality> {
     let remote = has(REMOTE_CUES) || entities.iter().any(|e| e.kind == EntityKind::Repository);
     let local = has(LOCAL_CUES)
         || entities.iter().any(|e| {
-            e.kind == EntityKind::Path && {
+            matches!(e.kind, EntityKind::Path | EntityKind::Directory) && {
                 let s = &text[e.span.clone()];
                 s.starts_with("./") || s.starts_with("../") || s.starts_with('~')
             }

@@ -39,6 +39,7 @@ const EMBED_MASKED: &[EntityKind] = &[
     EntityKind::Url,
     EntityKind::Email,
     EntityKind::Path,
+    EntityKind::Directory,
     EntityKind::FileType,
     EntityKind::PullRequest,
     EntityKind::Issue,
