@@ -201,7 +201,12 @@ const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
     (EntityKind::Issue, &["issue number", "issue key"]),
     (
         EntityKind::Package,
-        &["package name", "package spec", "name of the package"],
+        &[
+            "package name",
+            "package spec",
+            "name of the package",
+            "package to",
+        ],
     ),
     (EntityKind::Symbol, &["symbol", "function name"]),
     (EntityKind::Regex, &["regular expression", "regex"]),
@@ -220,6 +225,10 @@ const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
             "levels below",
             "this deep",
         ],
+    ),
+    (
+        EntityKind::Registry,
+        &["package ecosystem", "registry to query"],
     ),
     // Not the name "image": an OCR tool's image is a file.
     (
@@ -423,6 +432,20 @@ mod tests {
         let file = QueryAnalysis::of("open terraform/modules/main.tf");
         assert_eq!(Affordances::of(&reader).fit(&file).score(), 1.0);
         assert_eq!(Affordances::of(&lister).fit(&file).score(), 1.0);
+    }
+
+    #[test]
+    fn a_named_registry_fits_a_tool_that_takes_an_ecosystem() {
+        let finder = tool(json!({"type": "object", "properties": {
+            "name": {"type": "string", "description": "Package to look up, e.g. 'express'."},
+            "ecosystem": {"type": "string", "description": "Registry to query: npm or python."}}}));
+        let q = QueryAnalysis::of("is there an npm library for rendering markdown?");
+        let m = Affordances::of(&finder).fit(&q);
+        assert_eq!(m.score(), 1.0, "{m:?}");
+        assert_eq!(
+            m.reasons(),
+            vec!["mentions a package registry, and this tool takes ecosystem".to_string()]
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub enum EntityKind {
     Directory,
     /// How deep to go in a tree: "two levels deep", "-L 2".
     Depth,
+    /// A package registry named as the place to look: "an npm library for ...", "on PyPI".
+    Registry,
     /// A kind of file: `*.ts`, "YAML files".
     FileType,
     /// A line number: "line 42", "L42", "main.rs:42".
@@ -54,6 +56,7 @@ impl EntityKind {
             EntityKind::Path => "a file path",
             EntityKind::Directory => "a directory",
             EntityKind::Depth => "a depth",
+            EntityKind::Registry => "a package registry",
             EntityKind::FileType => "a file type",
             EntityKind::Line => "a line number",
             EntityKind::Repository => "owner/repo",
@@ -78,6 +81,7 @@ impl EntityKind {
             EntityKind::Path => "file",
             EntityKind::Directory => "directory",
             EntityKind::Depth => "depth",
+            EntityKind::Registry => "registry",
             EntityKind::FileType => "files",
             EntityKind::Line => "line",
             EntityKind::Repository => "repository",
@@ -230,20 +234,6 @@ const COMMON_DIRS: &[&str] = &[
     "db",
 ];
 
-/// Package ecosystems and the words that name them.
-const ECOSYSTEMS: &[(&str, &[&str])] = &[
-    (
-        "npm",
-        &["npm", "node", "yarn", "pnpm", "javascript", "typescript"],
-    ),
-    ("pypi", &["pypi", "pip", "python", "poetry", "conda"]),
-    ("crates", &["crate", "crates", "cargo", "rust"]),
-    ("go", &["go", "golang"]),
-    ("maven", &["maven", "gradle", "java"]),
-    ("rubygems", &["gem", "rubygems", "ruby", "bundler"]),
-    ("nuget", &["nuget", ".net", "dotnet"]),
-];
-
 struct Patterns {
     url: Regex,
     email: Regex,
@@ -280,10 +270,10 @@ fn patterns() -> &'static Patterns {
             pull: re(r"(?i)\b(?:PR|MR|pull request|pull|merge request)s?\s*#?\d+\b"),
             issue: re(r"(?i)\b(?:issue|ticket|bug)s?\s*#?\d+\b|(?:^|\s)#\d+\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b"),
             package: re(
-                r"(?i)\b(npm|node|yarn|pnpm|pypi|pip|python|poetry|crates?|cargo|rust|go|golang|maven|gradle|java|gem|ruby|nuget)\s+(?:package|module|library|lib|crate|gem|dependency)\s+`?([@\w./-]+)`?",
+                r#"(?i)\b(npm|node|yarn|pnpm|pypi|pip|python|poetry|crates?|cargo|rust|go|golang|maven|gradle|java|gem|ruby|nuget)\s+(?:package|module|library|lib|crate|gem|dependency)\s+(?:called\s+|named\s+)?[`'"]?([@\w./-]+)[`'"]?"#,
             ),
             package_after: re(
-                r"(?i)\b(?:package|crate|gem|library|module|dependency)\s+`?(@?[a-z0-9][\w./-]*)`?",
+                r#"(?i)\b(?:package|crate|gem|library|module|dependency)\s+(?:called\s+|named\s+)?[`'"]?(@?[a-z0-9][\w./-]*)[`'"]?"#,
             ),
             backticked: re(r"`([^`\n]{1,200})`"),
             symbol: re(r"\b[A-Za-z_]\w*(?:::|->)\w+(?:::\w+)*(?:\(\))?|\b[A-Za-z_]\w*\(\)|\b[a-z]+[A-Z]\w*\b|\b[a-z]+(?:_[a-z0-9]+)+\b"),
@@ -325,6 +315,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
         let (Some(eco), Some(name)) = (c.get(1), c.get(2)) else {
             continue;
         };
+        if !is_package_name(name.as_str()) {
+            continue;
+        }
         push(
             EntityKind::Package,
             name.range(),
@@ -332,7 +325,7 @@ pub fn entities(text: &str) -> Vec<Entity> {
         );
     }
     for c in p.package_after.captures_iter(text) {
-        if let Some(name) = c.get(1) {
+        if let Some(name) = c.get(1).filter(|n| is_package_name(n.as_str())) {
             push(EntityKind::Package, name.range(), None);
         }
     }
@@ -346,6 +339,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
     }
     for span in tree::directories(text) {
         push(EntityKind::Directory, span, None);
+    }
+    for span in ecosystems::registries(text) {
+        push(EntityKind::Registry, span, None);
     }
     local_passes(text, p, &mut push);
     out.sort_by_key(|e| e.span.start);
@@ -455,30 +451,12 @@ fn is_account(word: &str) -> bool {
         && word.chars().any(|c| c.is_ascii_alphabetic())
 }
 
-fn ecosystem_of(word: &str) -> Option<&'static str> {
-    let w = word.to_ascii_lowercase();
-    ECOSYSTEMS
-        .iter()
-        .find(|(_, words)| words.contains(&w.as_str()))
-        .map(|(name, _)| *name)
-}
-
-/// The ecosystem the text names anywhere ("on PyPI", "my Rust crate"), if exactly one.
-pub fn ecosystem_named(text: &str) -> Option<&'static str> {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '.')
-        .collect();
-    let named: Vec<&'static str> = ECOSYSTEMS
-        .iter()
-        .filter(|(_, ws)| ws.iter().any(|w| words.contains(w)))
-        .map(|(name, _)| *name)
-        .collect();
-    (named.len() == 1).then(|| named[0])
-}
-
+mod ecosystems;
 mod refs;
 mod tree;
+
+pub use ecosystems::ecosystem_named;
+use ecosystems::{ecosystem_of, is_package_name};
 
 #[cfg(test)]
 mod tests;

@@ -53,8 +53,25 @@ fn numbers_urls_and_packages() {
     assert_eq!(k[1], (EntityKind::Issue, "issue #7".into()));
     assert_eq!(k[2].0, EntityKind::Url);
     let e = entities("what is the latest version of the npm package zod");
-    assert_eq!(e[0].kind, EntityKind::Package);
-    assert_eq!(e[0].ecosystem, Some("npm"));
+    assert_eq!(e[0].kind, EntityKind::Registry);
+    assert_eq!(e[1].kind, EntityKind::Package);
+    assert_eq!(e[1].ecosystem, Some("npm"));
+    let k = kinds("which dependencies does the PyPI package 'docker' declare?");
+    assert_eq!(
+        k,
+        vec![
+            (EntityKind::Registry, "PyPI".into()),
+            (EntityKind::Package, "docker".into())
+        ]
+    );
+    let k = kinds("is there a library called left-pad, or an npm library for parsing cron?");
+    assert_eq!(
+        k,
+        vec![
+            (EntityKind::Package, "left-pad".into()),
+            (EntityKind::Registry, "npm".into())
+        ]
+    );
     let k = kinds("see line 42 of main.rs and all YAML files");
     assert!(
         k.iter()
