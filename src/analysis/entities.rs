@@ -112,8 +112,9 @@ impl Entity {
     /// The words that stand for this value in a text that leaves it out: its kind's
     /// placeholder, with what the value says of its kind where it says it plainly. A URL's
     /// scheme other than the web's names a protocol or service ("s3 url"), and a file
-    /// name's extension a format ("sqlite file"): both are the task's own words, while the
-    /// rest of the value is a name.
+    /// name's extension a format ("sqlite file", but not a language: see
+    /// `SOURCE_EXTENSIONS`): both are the task's own words, while the rest of the value is a
+    /// name.
     pub fn placeholder_in(&self, text: &str) -> std::borrow::Cow<'static, str> {
         let value = text.get(self.span.clone()).unwrap_or_default();
         let kind = self.kind.placeholder();
@@ -127,7 +128,8 @@ impl Entity {
                 .next()
                 .and_then(|name| name.rsplit_once('.'))
                 .map(|(_, ext)| ext.to_ascii_lowercase())
-                .filter(|ext| EXTENSIONS.split('|').any(|e| e == ext)),
+                .filter(|ext| EXTENSIONS.split('|').any(|e| e == ext))
+                .filter(|ext| !SOURCE_EXTENSIONS.split('|').any(|e| e == ext)),
             // The word that said it was a revision ("tag v2.27.0" is a tag, not a branch).
             EntityKind::Revision => {
                 let lower = value.to_ascii_lowercase();
@@ -150,6 +152,13 @@ impl Entity {
 
 /// File extensions common enough that `name.ext` is a file name and not a sentence's end.
 const EXTENSIONS: &str = "rs|py|pyi|ts|tsx|js|jsx|mjs|cjs|go|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|m|mm|lua|pl|r|jl|dart|ex|exs|erl|hs|ml|clj|vue|svelte|md|mdx|rst|txt|json|jsonl|ndjson|yaml|yml|toml|xml|html|htm|css|scss|sass|less|sql|sh|bash|zsh|ps1|bat|csv|tsv|parquet|pdf|docx|doc|xlsx|xls|pptx|odt|epub|png|jpg|jpeg|gif|svg|webp|tif|tiff|bmp|ico|mp3|mp4|wav|log|lock|env|cfg|ini|conf|tf|tfvars|hcl|proto|graphql|gql|ipynb|gz|tgz|tar|zip|bz2|xz|7z|wasm|so|dll|exe|db|sqlite|sqlite3|pem|crt|key|pub|gradle|cmake|mk|dockerfile|tpl|j2|properties|plist|bin|dat|out";
+
+/// Extensions of source code, which say no format: "settings.py" is read as "file", not "py
+/// file", since editing, reading or blaming a file works the same in any language, while a
+/// data file's format says what reads it ("sqlite file", "pdf file"). On the tune halves,
+/// leaving the language out took the agent requests from 92.1 to 92.4 NDCG@5 hybrid and their
+/// multi-tool all-gold-in-five from 93.5 to 96.8; no other set moved.
+const SOURCE_EXTENSIONS: &str = "rs|py|pyi|ts|tsx|js|jsx|mjs|cjs|go|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|m|mm|lua|pl|r|jl|dart|ex|exs|erl|hs|ml|clj|vue|svelte|sh|bash|zsh|ps1|bat";
 
 /// Names of file kinds an agent says in "<kind> files".
 const FILE_KINDS: &str = "yaml|yml|json|toml|xml|html|css|markdown|md|python|rust|typescript|javascript|go|java|kotlin|ruby|php|c|c\\+\\+|cpp|csharp|swift|shell|bash|sql|csv|pdf|image|text|log|config|configuration|source|test|header|proto|terraform|docker|lock|binary|hidden|dot|ts|js|py|rs";

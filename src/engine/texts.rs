@@ -74,7 +74,7 @@ mod tests {
         let q = "search issues in rust-lang/cargo about src/main.rs, without cloning it";
         let t = QueryTexts::of(q, &QueryAnalysis::of(q));
         assert_eq!(t.keyword, "search issues in repository about src/main.rs,");
-        assert_eq!(t.embed, "search issues in repository about rs file ,");
+        assert_eq!(t.embed, "search issues in repository about file ,");
         let plain = "convert a PDF to text";
         let t = QueryTexts::of(plain, &QueryAnalysis::of(plain));
         assert_eq!(t.keyword, plain);

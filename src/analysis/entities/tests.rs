@@ -133,6 +133,10 @@ fn a_placeholder_keeps_what_a_value_says_of_its_kind() {
         placeholders("top URLs in my places.sqlite history"),
         ["sqlite file"]
     );
-    // Only a known extension says a format.
+    // Only a known extension says a format, and a language is none.
     assert_eq!(placeholders("open ./notes/todo.xyz"), ["file"]);
+    assert_eq!(
+        placeholders("change DEBUG in settings.py and src/app.ts"),
+        ["file", "file"]
+    );
 }
