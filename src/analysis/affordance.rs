@@ -175,6 +175,9 @@ const NAME_WORDS: &[(EntityKind, &[&str])] = &[
             "treeish",
         ],
     ),
+    (EntityKind::Depth, &["depth", "maxdepth", "mindepth"]),
+    (EntityKind::Registry, &["ecosystem"]),
+    (EntityKind::Setting, &["env", "environment"]),
 ];
 
 /// Description phrases that say the same, for parameters named otherwise.
@@ -446,6 +449,22 @@ mod tests {
             m.reasons(),
             vec!["mentions a package registry, and this tool takes ecosystem".to_string()]
         );
+    }
+
+    #[test]
+    fn an_environment_setting_fits_a_tool_that_takes_env() {
+        let runner = tool(json!({"type": "object", "properties": {
+            "image": {"type": "string"},
+            "env": {"type": "array", "description": "Environment variables, each KEY=VALUE."}}}));
+        let q = QueryAnalysis::of("start a throwaway Postgres with POSTGRES_PASSWORD=test");
+        assert_eq!(q.kinds(), vec![EntityKind::Setting]);
+        let m = Affordances::of(&runner).fit(&q);
+        assert_eq!(m.score(), 1.0, "{m:?}");
+        // A depth parameter is read by its name as well as its description.
+        let lister = tool(json!({"type": "object", "properties": {
+            "maxDepth": {"type": "integer"}}}));
+        let q = QueryAnalysis::of("list it two levels deep");
+        assert_eq!(Affordances::of(&lister).fit(&q).score(), 1.0);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Entities in a request's text: the values an agent passes to a tool (paths, file names,
 //! line numbers, `owner/repo`, URLs, PR and issue numbers, packages with their ecosystem,
 //! code symbols, regular expressions, SQL, e-mail addresses, dates and times; git revisions
-//! and container images in `refs`, directories and depths in `tree`). Each is a byte span of
-//! the original text, found by patterns that hold in any catalog's domain. Spans always fall
-//! on character boundaries (they come from regex matches).
+//! and container images in `refs`, directories and depths in `tree`, named registries in
+//! `ecosystems`, environment variable assignments in `settings`). Each is a byte span of the
+//! original text, found by patterns that hold in any catalog's domain. Spans always fall on
+//! character boundaries (they come from regex matches).
 
 use regex::Regex;
 use std::ops::Range;
@@ -20,6 +21,8 @@ pub enum EntityKind {
     Depth,
     /// A package registry named as the place to look: "an npm library for ...", "on PyPI".
     Registry,
+    /// An environment variable assignment: `POSTGRES_PASSWORD=test`.
+    Setting,
     /// A kind of file: `*.ts`, "YAML files".
     FileType,
     /// A line number: "line 42", "L42", "main.rs:42".
@@ -57,6 +60,7 @@ impl EntityKind {
             EntityKind::Directory => "a directory",
             EntityKind::Depth => "a depth",
             EntityKind::Registry => "a package registry",
+            EntityKind::Setting => "an environment variable",
             EntityKind::FileType => "a file type",
             EntityKind::Line => "a line number",
             EntityKind::Repository => "owner/repo",
@@ -82,6 +86,7 @@ impl EntityKind {
             EntityKind::Directory => "directory",
             EntityKind::Depth => "depth",
             EntityKind::Registry => "registry",
+            EntityKind::Setting => "environment variable",
             EntityKind::FileType => "files",
             EntityKind::Line => "line",
             EntityKind::Repository => "repository",
@@ -352,6 +357,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
     for span in ecosystems::registries(text) {
         push(EntityKind::Registry, span, None);
     }
+    for span in settings::assignments(text) {
+        push(EntityKind::Setting, span, None);
+    }
     local_passes(text, p, &mut push);
     out.sort_by_key(|e| e.span.start);
     tree::mark_directories(text, &mut out);
@@ -462,6 +470,7 @@ fn is_account(word: &str) -> bool {
 
 mod ecosystems;
 mod refs;
+mod settings;
 mod tree;
 
 pub use ecosystems::ecosystem_named;

@@ -24,6 +24,7 @@ const KEYWORD_MASKED: &[EntityKind] = &[
     EntityKind::Email,
     EntityKind::Revision,
     EntityKind::Image,
+    EntityKind::Setting,
 ];
 
 /// Kinds whose values the query's embedding leaves out as well, with quoted text: a sentence
@@ -48,6 +49,7 @@ const EMBED_MASKED: &[EntityKind] = &[
     EntityKind::Sql,
     EntityKind::Revision,
     EntityKind::Image,
+    EntityKind::Setting,
 ];
 
 impl QueryTexts {
