@@ -449,7 +449,10 @@ fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
         || before.trim_end().ends_with("repository")
         || before.trim_end().ends_with("github")
         || after.trim_start().starts_with("repo")
-        || after.trim_start().starts_with("on github");
+        || after.trim_start().starts_with("on github")
+        // Paths are not possessive: "helm/helm's pkg/ directory" is a repository's.
+        || after.starts_with("'s")
+        || after.starts_with("’s");
     let has_ext = last
         .rsplit_once('.')
         .is_some_and(|(_, ext)| EXTENSIONS.split('|').any(|e| e == ext));

@@ -26,6 +26,11 @@ fn repositories_paths_and_files_are_told_apart() {
     );
     let k = kinds("open the vercel/next.js repo");
     assert_eq!(k[0].0, EntityKind::Repository, "{k:?}");
+    // A usual directory name as the owner, but possessive: a repository.
+    let k = kinds("show the tree of helm/helm's pkg/ directory");
+    assert_eq!(k[0], (EntityKind::Repository, "helm/helm".into()), "{k:?}");
+    let k = kinds("show the tree of helm/charts");
+    assert_eq!(k[0].0, EntityKind::Path, "{k:?}");
 }
 
 #[test]
