@@ -135,12 +135,14 @@ impl Entity {
                 .map(|(_, ext)| ext.to_ascii_lowercase())
                 .filter(|ext| EXTENSIONS.split('|').any(|e| e == ext))
                 .filter(|ext| !SOURCE_EXTENSIONS.split('|').any(|e| e == ext)),
-            // The word that said it was a revision ("tag v2.27.0" is a tag, not a branch).
+            // The word that said it was a revision, first or last in the span ("tag v2.27.0"
+            // is a tag; "branch feature/tagging" is still a branch).
             EntityKind::Revision => {
-                let lower = value.to_ascii_lowercase();
+                let mut words = value.split_whitespace();
+                let ends = [words.next(), words.next_back()];
                 return ["tag", "commit", "branch"]
                     .into_iter()
-                    .find(|w| lower.contains(w))
+                    .find(|w| ends.iter().flatten().any(|e| e.eq_ignore_ascii_case(w)))
                     .unwrap_or(kind)
                     .into();
             }
@@ -425,6 +427,19 @@ fn trim_start(text: &str, span: Range<usize>) -> Range<usize> {
     let inner = &text[span.clone()];
     let skipped = inner.len() - inner.trim_start().len();
     span.start + skipped..span.end
+}
+
+/// Whether a value that ends at `end` ends there as a word: the text ends, or a space or one
+/// of `closers` follows, or a full stop that ends the sentence. Patterns check this here
+/// instead of matching the closer, which would use up the space the next value starts after
+/// ("docs/ src/").
+fn ends_value(text: &str, end: usize, closers: &str) -> bool {
+    let mut rest = text[end..].chars();
+    match rest.next() {
+        None => true,
+        Some('.') => rest.next().is_none_or(char::is_whitespace),
+        Some(c) => c.is_whitespace() || closers.contains(c),
+    }
 }
 
 /// `a/b` is `owner/repo` when it has two segments, the first could be an account's name

@@ -7,7 +7,7 @@
 //! They run before the path pass, which would read "release/2.x" as a path and
 //! "feature/oauth-refresh" as `owner/repo`.
 
-use super::EntityKind;
+use super::{ends_value, EntityKind};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -34,7 +34,7 @@ fn patterns() -> &'static Patterns {
             ),
             ref_before: re(r"(?i)(?:^|[\s(`])`?([A-Za-z0-9][\w.\-/]*\w)`?\s+branch\b"),
             image: re(
-                r"(?:^|[\s(`'\x22])((?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)?(?:[a-z0-9][a-z0-9_-]*/)*[a-z0-9][a-z0-9_-]*):(latest|v?\d{1,3}(?:\.\d+){0,2}(?:-[a-z0-9][a-z0-9.]*)?)(?:$|[\s)`'\x22,;!?]|\.(?:\s|$))",
+                r"(?:^|[\s(`'\x22])((?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)?(?:[a-z0-9][a-z0-9_-]*/)*[a-z0-9][a-z0-9_-]*):(latest|v?\d{1,3}(?:\.\d+){0,2}(?:-[a-z0-9][a-z0-9.]*)?)",
             ),
         }
     })
@@ -79,7 +79,9 @@ pub(super) fn refs(text: &str) -> Vec<(EntityKind, Range<usize>)> {
         let (Some(name), Some(tag)) = (c.get(1), c.get(2)) else {
             continue;
         };
-        if is_image(text, name.as_str(), name.start(), tag.as_str()) {
+        if ends_value(text, tag.end(), ")`'\",;!?")
+            && is_image(text, name.as_str(), name.start(), tag.as_str())
+        {
             out.push((EntityKind::Image, name.start()..tag.end()));
         }
     }
@@ -172,6 +174,14 @@ mod tests {
         assert_eq!(
             found("deploy gcr.io/acme/api:2.3.0 to Cloud Run"),
             vec![(EntityKind::Image, "gcr.io/acme/api:2.3.0")]
+        );
+        assert_eq!(
+            found("pull nginx:1.27 redis:7 python:3.12."),
+            vec![
+                (EntityKind::Image, "nginx:1.27"),
+                (EntityKind::Image, "python:3.12"),
+                (EntityKind::Image, "redis:7")
+            ]
         );
         assert_eq!(
             found("inside python:3.12-slim, run the tests"),

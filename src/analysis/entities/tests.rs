@@ -138,6 +138,10 @@ fn a_placeholder_keeps_what_a_value_says_of_its_kind() {
         placeholders("top URLs in my places.sqlite history"),
         ["sqlite file"]
     );
+    assert_eq!(
+        placeholders("from branch feature/tagging, and tag v2.27.0"),
+        ["branch", "tag"]
+    );
     // Only a known extension says a format, and a language is none.
     assert_eq!(placeholders("open ./notes/todo.xyz"), ["file"]);
     assert_eq!(

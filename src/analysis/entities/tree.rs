@@ -3,7 +3,7 @@
 //! "-L 2" or "depth 3" is a depth. A tool that lists or walks directories takes both; one
 //! that reads a file takes neither, though it takes a path.
 
-use super::{Entity, EntityKind};
+use super::{ends_value, trim_start, Entity, EntityKind};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -27,8 +27,7 @@ fn depth_pattern() -> &'static Regex {
 fn directory_pattern() -> &'static Regex {
     static P: OnceLock<Regex> = OnceLock::new();
     P.get_or_init(|| {
-        Regex::new(r#"(?:^|[\s(`'"])(\.?[\w@+-][\w@.+-]*/)(?:$|[\s)`'",;:!?])"#)
-            .expect("directory pattern compiles")
+        Regex::new(r#"(?:^|[\s(`'"])(\.?[\w@+-][\w@.+-]*/)"#).expect("directory pattern compiles")
     })
 }
 
@@ -38,6 +37,7 @@ pub(super) fn directories(text: &str) -> Vec<Range<usize>> {
     directory_pattern()
         .captures_iter(text)
         .filter_map(|c| c.get(1))
+        .filter(|m| ends_value(text, m.end(), ")`'\",;:!?"))
         .filter(|m| m.as_str().chars().any(char::is_alphabetic))
         .map(|m| m.range())
         .collect()
@@ -47,11 +47,7 @@ pub(super) fn directories(text: &str) -> Vec<Range<usize>> {
 pub(super) fn depths(text: &str) -> Vec<Range<usize>> {
     depth_pattern()
         .find_iter(text)
-        .map(|m| {
-            let inner = m.as_str();
-            let skipped = inner.len() - inner.trim_start().len();
-            m.start() + skipped..m.end()
-        })
+        .map(|m| trim_start(text, m.range()))
         .collect()
 }
 
@@ -60,30 +56,19 @@ pub(super) fn depths(text: &str) -> Vec<Range<usize>> {
 pub(super) fn mark_directories(text: &str, entities: &mut [Entity]) {
     for e in entities.iter_mut().filter(|e| e.kind == EntityKind::Path) {
         let value = &text[e.span.clone()];
-        let next = next_word(&text[e.span.end..]);
-        let previous = text[..e.span.start]
-            .split_whitespace()
-            .next_back()
-            .map(|w| {
+        let next = text[e.span.end..].split_whitespace().next();
+        let previous = text[..e.span.start].split_whitespace().next_back();
+        let called = |w: Option<&str>| {
+            w.map(|w| {
                 w.trim_matches(|c: char| !c.is_alphanumeric())
                     .to_lowercase()
-            });
-        let called = |w: Option<String>| w.is_some_and(|w| DIRECTORY_WORDS.contains(&w.as_str()));
+            })
+            .is_some_and(|w| DIRECTORY_WORDS.contains(&w.as_str()))
+        };
         if value.ends_with('/') || value.ends_with('\\') || called(next) || called(previous) {
             e.kind = EntityKind::Directory;
         }
     }
-}
-
-/// The first word of `rest`, lowercased, without punctuation around it.
-fn next_word(rest: &str) -> Option<String> {
-    rest.split_whitespace()
-        .next()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
 }
 
 #[cfg(test)]
@@ -107,6 +92,8 @@ mod tests {
         assert_eq!(found(text, EntityKind::Directory), vec![".github/"]);
         let text = "tree -L 2 of docs/ for the README";
         assert_eq!(found(text, EntityKind::Directory), vec!["docs/"]);
+        let text = "compare docs/ src/, not api/proto/x";
+        assert_eq!(found(text, EntityKind::Directory), vec!["docs/", "src/"]);
         let text = "tree of the docs/api folder";
         assert_eq!(found(text, EntityKind::Directory), vec!["docs/api"]);
     }
