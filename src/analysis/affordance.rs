@@ -32,6 +32,8 @@ impl Locality {
 pub struct Affordances {
     takes: Vec<(EntityKind, Vec<String>)>,
     pub locality: Option<Locality>,
+    /// Whether the tool reads or changes what it is given.
+    pub action: Option<super::action::Action>,
 }
 
 /// How a request's entities and locality fit one tool.
@@ -339,7 +341,11 @@ impl Affordances {
         } else {
             None
         };
-        Affordances { takes, locality }
+        Affordances {
+            takes,
+            locality,
+            action: super::action::tool_action(tool),
+        }
     }
 
     /// How `analysis` fits this tool.

@@ -1,12 +1,13 @@
 //! Request analysis, pure text in and facts out: the entities a request mentions (paths,
-//! `owner/repo`, URLs, packages, symbols, ...), the phrases it negates, and whether it asks
-//! about local or remote things; and, for each tool, which of those its parameters take
-//! (`affordance`). Ranking uses both as one bounded, explained signal, and leaves the words
-//! of entity values and negated phrases out of name and keyword evidence: "issues in
-//! rust-lang/cargo" is no request for a tool named cargo, "without cloning" none for git
-//! clone. Nothing here knows a particular tool; every rule reads the request or a tool's own
-//! input schema and annotations.
+//! `owner/repo`, URLs, packages, symbols, ...), the phrases it negates, whether it asks
+//! about local or remote things and whether it asks to read or to change (`action`); and, for
+//! each tool, which of those its parameters take and what it does (`affordance`). Ranking
+//! uses both as bounded, explained signals, and leaves the words of entity values and negated
+//! phrases out of name and keyword evidence: "issues in rust-lang/cargo" is no request for a
+//! tool named cargo, "without cloning" none for git clone. Nothing here knows a particular
+//! tool; every rule reads the request or a tool's own input schema, annotations and name.
 
+pub mod action;
 pub mod affordance;
 pub mod entities;
 mod reported;
@@ -30,6 +31,8 @@ pub struct QueryAnalysis {
     pub reported: Vec<Range<usize>>,
     /// Whether the request is about local things (my project) or remote ones (on GitHub).
     pub locality: Option<Locality>,
+    /// Whether the request asks to read something or to change it.
+    pub action: Option<action::Action>,
 }
 
 /// Words that negate what follows them, up to the end of the clause.
@@ -117,13 +120,18 @@ impl QueryAnalysis {
             .filter(|n| !quoted.iter().chain(&reported).any(|q| q.contains(&n.start)))
             .collect();
         let locality = locality(text, &entities);
-        QueryAnalysis {
+        let mut analysis = QueryAnalysis {
             entities,
             negated,
             quoted,
             reported,
             locality,
-        }
+            action: None,
+        };
+        let kinds = analysis.kinds();
+        let plain = analysis.masked(text, &kinds, true);
+        analysis.action = action::request_action(plain.as_deref().unwrap_or(text));
+        analysis
     }
 
     /// Whether the request carries any value or says where it points: only then can a

@@ -61,6 +61,15 @@ impl Engine {
     /// How well each candidate's parameters take the values the query carries. Most
     /// requests carry no values: then no tool's affordance is looked at.
     pub(super) fn affordance_evidence(&self, analysis: &QueryAnalysis, evidence: &mut EvidenceMap) {
+        if let Some(asked) = analysis.action {
+            for e in evidence.values_mut() {
+                e.action = match self.affordances[e.ordinal as usize].action {
+                    Some(a) if a == asked => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+        }
         if !analysis.asks_anything() {
             return;
         }

@@ -396,6 +396,9 @@ impl Engine {
         } else {
             Vec::new()
         };
+        if let Some(action) = analysis.action.filter(|_| r.details.action > 0.0) {
+            extra_reasons.push(action.agreement());
+        }
         if let Some(learned) = &r.details.learned {
             extra_reasons.extend(rank::learned_reasons(learned));
         }
@@ -486,6 +489,7 @@ fn round_details(d: &ScoreDetails) -> ScoreDetails {
         keyword_rank: d.keyword_rank,
         semantic_rank: d.semantic_rank,
         affordance: round4(d.affordance),
+        action: d.action,
         runnable_over: d.runnable_over.clone(),
         learned: d.learned.as_ref().map(|l| crate::rank::Learned {
             support: round4(l.support),

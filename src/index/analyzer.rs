@@ -1,10 +1,11 @@
 //! The text analyzer shared by the keyword index and its queries: tokenizing, identifier
-//! splitting (camelCase and letter/digit boundaries), stop words and English stemming.
+//! splitting (camelCase and letter/digit boundaries), stop words, English stemming, and the
+//! pairs of adjacent words the index also holds.
 
 use std::sync::LazyLock;
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
-    Token, TokenFilter, TokenStream, Tokenizer,
+    TextAnalyzerBuilder, Token, TokenFilter, TokenStream, Tokenizer,
 };
 
 /// The name the analyzer is registered under in the tantivy index.
@@ -25,11 +26,10 @@ const STOP_WORDS: &[&str] = &[
     "did", "how", "what", "which", "who", "want", "need", "please", "some",
 ];
 
-/// The analyzer chain, used both for indexing and for queries:
-/// `SimpleTokenizer` (split on anything not alphanumeric) -> `IdentifierSplit` (the whole
-/// word, then its camelCase / letter-digit parts) -> `RemoveLongFilter` -> `LowerCaser` ->
-/// `StopWordFilter` (`STOP_WORDS`) -> English `Stemmer`.
-pub fn analyzer() -> TextAnalyzer {
+/// The word chain: `SimpleTokenizer` (split on anything not alphanumeric) ->
+/// `IdentifierSplit` (the whole word, then its camelCase / letter-digit parts) ->
+/// `RemoveLongFilter` -> `LowerCaser` -> `StopWordFilter` (`STOP_WORDS`) -> English `Stemmer`.
+fn words() -> TextAnalyzerBuilder<impl Tokenizer> {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(IdentifierSplit)
         // The filter drops tokens of `limit` bytes or more.
@@ -39,8 +39,22 @@ pub fn analyzer() -> TextAnalyzer {
             STOP_WORDS.iter().map(|w| w.to_string()),
         ))
         .filter(Stemmer::new(Language::English))
-        .build()
 }
+
+/// The words of a text: what `analyze` returns and what the rest of the crate compares
+/// (vocabulary, names, document frequencies).
+pub fn analyzer() -> TextAnalyzer {
+    words().build()
+}
+
+/// The analyzer the index stores and queries with: the words, each followed by the pair it
+/// makes with the word before it (`WordPairs`).
+pub fn indexing_analyzer() -> TextAnalyzer {
+    words().filter(WordPairs).build()
+}
+
+/// Built once, as `ANALYZER`.
+pub(crate) static INDEXING_ANALYZER: LazyLock<TextAnalyzer> = LazyLock::new(indexing_analyzer);
 
 /// Built once; cloning is cheap (the stop-word set is shared) and gives each call the
 /// `&mut` analyzer tantivy needs.
@@ -179,5 +193,93 @@ pub(crate) fn identifier_parts(s: &str, out: &mut Vec<(usize, usize)>) {
     }
     if let Some(from) = start {
         out.push((from, s.len()));
+    }
+}
+
+/// Token filter that adds, after each word, the pair it makes with the word before it (stop
+/// words already gone, so "price of a stock" pairs "price" and "stock"), written in sorted
+/// order joined by `PAIR_JOINER` so that "stock price" and "price of stock" give one term.
+/// The whole token of a split identifier is skipped: its parts pair with each other instead.
+/// Runs last, on stemmed words.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WordPairs;
+
+/// Joins the two words of a pair term; the tokenizer splits on it, so no word contains it.
+pub(crate) const PAIR_JOINER: char = '_';
+
+impl TokenFilter for WordPairs {
+    type Tokenizer<T: Tokenizer> = WordPairsFilter<T>;
+
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> WordPairsFilter<T> {
+        WordPairsFilter { inner: tokenizer }
+    }
+}
+
+#[derive(Clone)]
+pub struct WordPairsFilter<T> {
+    inner: T,
+}
+
+impl<T: Tokenizer> Tokenizer for WordPairsFilter<T> {
+    type TokenStream<'a> = WordPairsStream<T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        WordPairsStream {
+            tail: self.inner.token_stream(text),
+            token: Token::default(),
+            previous: None,
+            pair: None,
+        }
+    }
+}
+
+pub struct WordPairsStream<T> {
+    tail: T,
+    token: Token,
+    /// The last single word emitted.
+    previous: Option<Token>,
+    /// A pair waiting to follow the word just emitted.
+    pair: Option<Token>,
+}
+
+impl<T: TokenStream> TokenStream for WordPairsStream<T> {
+    fn advance(&mut self) -> bool {
+        if let Some(pair) = self.pair.take() {
+            self.token = pair;
+            return true;
+        }
+        if !self.tail.advance() {
+            return false;
+        }
+        self.token.clone_from(self.tail.token());
+        if self.token.position_length > 1 {
+            return true;
+        }
+        if let Some(previous) = self.previous.take() {
+            if previous.text != self.token.text {
+                let (a, b) = if previous.text < self.token.text {
+                    (&previous.text, &self.token.text)
+                } else {
+                    (&self.token.text, &previous.text)
+                };
+                self.pair = Some(Token {
+                    offset_from: previous.offset_from.min(self.token.offset_from),
+                    offset_to: previous.offset_to.max(self.token.offset_to),
+                    position: self.token.position,
+                    text: format!("{a}{PAIR_JOINER}{b}"),
+                    position_length: 1,
+                });
+            }
+        }
+        self.previous = Some(self.token.clone());
+        true
+    }
+
+    fn token(&self) -> &Token {
+        &self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.token
     }
 }

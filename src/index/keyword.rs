@@ -20,8 +20,8 @@ use tantivy::schema::{
 };
 use tantivy::tokenizer::TokenStream;
 
-use super::analyzer::ANALYZER;
 pub use super::analyzer::{analyze, analyzer, IdentifierSplit, TOKENIZER_NAME};
+use super::analyzer::{indexing_analyzer, INDEXING_ANALYZER, PAIR_JOINER};
 use impacts::{matched_pairs, Impacts};
 use tantivy::{Index, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
@@ -146,7 +146,25 @@ pub struct KeywordHit {
 struct QueryTerm {
     term: String,
     surface: Arc<str>,
+    /// Multiplier of the term's score: 1 for a word, `PAIR_WEIGHT` for a pair of words.
+    weight: f32,
 }
+
+impl QueryTerm {
+    /// Whether the term is a pair of words, which scores but is no matched word of its own.
+    fn is_pair(&self) -> bool {
+        self.term.contains(PAIR_JOINER)
+    }
+}
+
+/// How much a pair of adjacent words (see `analyzer::WordPairs`) counts against a single
+/// word. A tool whose text says "stock price" fits "the price of a stock" better than one
+/// that says "price" in one place and "stock" in another. Tune halves, hybrid NDCG@5
+/// MetaTool / bfcl / apibank / agent requests, from 72.0 / 78.1 / 72.6 / 92.5 without pairs:
+/// 0.3 71.9 / 78.4 / 72.9 / 92.5, 0.5 72.0 / 78.4 / 73.3 / 92.5, 0.7 72.0 / 78.2 / 73.1 /
+/// 92.7, 1 71.9 / 78.2 / 73.1 / 93.0. Indexing the pairs alone (weight 0) moved no set by
+/// more than 0.1.
+const PAIR_WEIGHT: f32 = 0.5;
 
 /// A BM25 index over a catalog's documents. Immutable and cheap to share (`Send + Sync`).
 pub struct KeywordIndex {
@@ -179,7 +197,9 @@ fn empty_index() -> (Index, [Field; KeywordField::ALL.len()], Field) {
     let ordinal_field =
         schema_builder.add_u64_field("ordinal", NumericOptions::default().set_fast());
     let index = Index::create_in_ram(schema_builder.build());
-    index.tokenizers().register(TOKENIZER_NAME, analyzer());
+    index
+        .tokenizers()
+        .register(TOKENIZER_NAME, indexing_analyzer());
     (index, fields, ordinal_field)
 }
 
@@ -365,7 +385,7 @@ impl KeywordIndex {
 
 /// The distinct analysed terms of a query, each with the slice of the query it came from.
 fn query_terms(query: &str) -> Vec<QueryTerm> {
-    let mut analyzer = ANALYZER.clone();
+    let mut analyzer = INDEXING_ANALYZER.clone();
     let mut stream = analyzer.token_stream(query);
     let mut out: Vec<QueryTerm> = Vec::new();
     while let Some(token) = stream.next() {
@@ -376,9 +396,11 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
             .get(token.offset_from..token.offset_to)
             .unwrap_or(&token.text)
             .into();
+        let pair = token.text.contains(PAIR_JOINER);
         out.push(QueryTerm {
             term: token.text.clone(),
             surface,
+            weight: if pair { PAIR_WEIGHT } else { 1.0 },
         });
     }
     out

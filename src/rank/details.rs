@@ -50,6 +50,10 @@ pub struct ScoreDetails {
     /// take (`analysis::affordance`); it adds `rank::AFFORDANCE_WEIGHT` times this.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub affordance: f64,
+    /// 1 when the tool reads or changes as the request asks, -1 when it does the other
+    /// (`analysis::action`); it adds `rank::ACTION_WEIGHT` times this.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub action: f64,
     /// What past use (feedback on similar requests, success measured here) added, when
     /// learning is on and there is any (see `rank::learned`).
     #[serde(skip_serializing_if = "Option::is_none")]

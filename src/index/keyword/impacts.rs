@@ -116,6 +116,7 @@ pub(super) struct TermList {
     /// Index of the term in the query's terms.
     pub(super) term: usize,
     range: Range<usize>,
+    weight: Score,
 }
 
 /// A tool's score for a query: the sum of its postings.
@@ -198,6 +199,7 @@ impl Impacts {
                 Some(TermList {
                     term,
                     range: a as usize..b as usize,
+                    weight: t.weight,
                 })
             })
             .collect()
@@ -231,7 +233,7 @@ impl Impacts {
                     if *sum == 0.0 {
                         reached.push(o);
                     }
-                    *sum += self.scores[at];
+                    *sum += self.scores[at] * list.weight;
                 }
             }
             // A heap of the k best so far, the worst on top: most tools fail the comparison
@@ -260,7 +262,7 @@ impl Impacts {
         let mut sum: Option<Score> = None;
         for list in lists {
             if let Some(at) = self.find(list, ordinal) {
-                *sum.get_or_insert(0.0) += self.scores[at];
+                *sum.get_or_insert(0.0) += self.scores[at] * list.weight;
             }
         }
         sum
@@ -295,6 +297,9 @@ pub(super) fn matched_pairs(
 ) -> Vec<MatchedTerm> {
     let mut out: Vec<MatchedTerm> = Vec::new();
     for list in lists {
+        if terms[list.term].is_pair() {
+            continue;
+        }
         let mask = impacts.fields(list, ordinal);
         for (i, kind) in KeywordField::ALL.iter().enumerate() {
             if mask & (1 << i) == 0 {

@@ -107,13 +107,17 @@ impl KeywordIndex {
         }
         let clauses: Vec<(Occur, Box<dyn Query>)> = per_term
             .into_iter()
-            .filter(|fields| !fields.is_empty())
-            .map(|fields| {
+            .zip(terms)
+            .filter(|(fields, _)| !fields.is_empty())
+            .map(|(fields, term)| {
                 let best: Box<dyn Query> = Box::new(DisjunctionMaxQuery::with_tie_breaker(
                     fields,
                     super::impacts::TIE_BREAKER,
                 ));
-                (Occur::Should, best)
+                (
+                    Occur::Should,
+                    Box::new(BoostQuery::new(best, term.weight)) as Box<dyn Query>,
+                )
             })
             .collect();
         if clauses.is_empty() {
@@ -170,6 +174,9 @@ impl KeywordIndex {
             .map(|per_term| {
                 let mut out: Vec<MatchedTerm> = Vec::new();
                 for (term, fields) in terms.iter().zip(per_term) {
+                    if term.is_pair() {
+                        continue;
+                    }
                     for (kind, hit) in KeywordField::ALL.iter().zip(fields) {
                         if !hit {
                             continue;
