@@ -21,7 +21,9 @@
 //! ever has to be updated. Tantivy stays the index (analysis, dictionaries, postings,
 //! statistics); the tests check these lists against tantivy's own search.
 //!
-//! Memory: 9 bytes per (term, tool) pair, about 1 KiB per synthetic tool.
+//! Memory: 9 bytes per (term, tool) pair, about 1 KiB per synthetic tool before word pairs
+//! were indexed. Pairs of adjacent words are terms too: on the shipped catalog they are
+//! 28.5k of 43.8k postings, so the lists take about 2.9 times what words alone took.
 
 use super::{KeywordField, MatchedTerm, QueryTerm};
 use std::cell::RefCell;
