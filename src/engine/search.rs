@@ -468,34 +468,3 @@ impl Engine {
         }
     }
 }
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
-}
-
-fn round_details(d: &ScoreDetails) -> ScoreDetails {
-    ScoreDetails {
-        bm25: d.bm25.map(round4),
-        keyword: round4(d.keyword),
-        cosine: d.cosine.map(round4),
-        cosine_summary: d.cosine_summary.map(round4),
-        cosine_passage: d.cosine_passage.map(round4),
-        matched_passage: d.matched_passage,
-        semantic: round4(d.semantic),
-        context: round4(d.context),
-        exact_match: d.exact_match,
-        name_edits: d.name_edits,
-        fused: round4(d.fused),
-        keyword_rank: d.keyword_rank,
-        semantic_rank: d.semantic_rank,
-        affordance: round4(d.affordance),
-        action: d.action,
-        runnable_over: d.runnable_over.clone(),
-        learned: d.learned.as_ref().map(|l| crate::rank::Learned {
-            support: round4(l.support),
-            success_rate: l.success_rate.map(round4),
-            prior: round4(l.prior),
-            ..l.clone()
-        }),
-    }
-}

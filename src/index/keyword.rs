@@ -146,14 +146,21 @@ pub struct KeywordHit {
 struct QueryTerm {
     term: String,
     surface: Arc<str>,
-    /// Multiplier of the term's score: 1 for a word, `PAIR_WEIGHT` for a pair of words.
-    weight: f32,
 }
 
 impl QueryTerm {
     /// Whether the term is a pair of words, which scores but is no matched word of its own.
     fn is_pair(&self) -> bool {
         self.term.contains(PAIR_JOINER)
+    }
+
+    /// Multiplier of the term's score: 1 for a word, `PAIR_WEIGHT` for a pair of words.
+    fn weight(&self) -> f32 {
+        if self.is_pair() {
+            PAIR_WEIGHT
+        } else {
+            1.0
+        }
     }
 }
 
@@ -396,11 +403,9 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
             .get(token.offset_from..token.offset_to)
             .unwrap_or(&token.text)
             .into();
-        let pair = token.text.contains(PAIR_JOINER);
         out.push(QueryTerm {
             term: token.text.clone(),
             surface,
-            weight: if pair { PAIR_WEIGHT } else { 1.0 },
         });
     }
     out
@@ -411,5 +416,7 @@ mod impacts;
 #[cfg(test)]
 mod reference;
 
+#[cfg(test)]
+mod pair_tests;
 #[cfg(test)]
 mod tests;

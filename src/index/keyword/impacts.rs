@@ -201,7 +201,7 @@ impl Impacts {
                 Some(TermList {
                     term,
                     range: a as usize..b as usize,
-                    weight: t.weight,
+                    weight: t.weight(),
                 })
             })
             .collect()

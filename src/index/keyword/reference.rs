@@ -116,7 +116,7 @@ impl KeywordIndex {
                 ));
                 (
                     Occur::Should,
-                    Box::new(BoostQuery::new(best, term.weight)) as Box<dyn Query>,
+                    Box::new(BoostQuery::new(best, term.weight())) as Box<dyn Query>,
                 )
             })
             .collect();

@@ -4,7 +4,7 @@ use super::*;
 use crate::catalog::{split_identifier, Catalog};
 use crate::index::analyzer::{identifier_parts, MAX_TERM_BYTES};
 
-fn doc(ordinal: u32, names: &str, keywords: &str, description: &str) -> ToolDocument {
+pub(super) fn doc(ordinal: u32, names: &str, keywords: &str, description: &str) -> ToolDocument {
     ToolDocument {
         ordinal,
         tool_id: format!("tool_{ordinal}"),
@@ -18,11 +18,11 @@ fn doc(ordinal: u32, names: &str, keywords: &str, description: &str) -> ToolDocu
     }
 }
 
-fn build(docs: &[ToolDocument]) -> KeywordIndex {
+pub(super) fn build(docs: &[ToolDocument]) -> KeywordIndex {
     KeywordIndex::build(docs, FieldWeights::default()).unwrap()
 }
 
-fn ordinals(hits: &[KeywordHit]) -> Vec<u32> {
+pub(super) fn ordinals(hits: &[KeywordHit]) -> Vec<u32> {
     hits.iter().map(|h| h.ordinal).collect()
 }
 
@@ -433,53 +433,6 @@ fn a_term_counts_in_its_best_field_plus_a_share_of_the_others() {
     // The tool matching three words of the request now leads the one repeating one word.
     let hits = index.search("price to earnings ratio", 3, None);
     assert_eq!(ordinals(&hits)[0], 1);
-}
-
-/// Adjacent words also meet as one pair term, in either order and across a stop word; the
-/// whole of a split identifier is no word of a pair, its parts are.
-#[test]
-fn adjacent_words_pair_up() {
-    let terms: Vec<String> = query_terms("the price of a Stock, stockPrice")
-        .into_iter()
-        .map(|t| t.term)
-        .collect();
-    assert_eq!(
-        terms,
-        ["price", "stock", "price_stock", "stockpric"],
-        "pairs repeat as one term"
-    );
-    let pair = query_terms("stock price")
-        .into_iter()
-        .find(QueryTerm::is_pair)
-        .unwrap();
-    assert_eq!(
-        (pair.term.as_str(), &*pair.surface),
-        ("price_stock", "stock price")
-    );
-    assert_eq!(pair.weight, PAIR_WEIGHT);
-}
-
-/// A tool that says the request's two words together outranks one that says them apart,
-/// and the pair is no matched word of its own.
-#[test]
-fn a_tool_saying_the_words_together_outranks_one_saying_them_apart() {
-    let docs = [
-        doc(
-            0,
-            "market data",
-            "",
-            "stock listings and a price history of bonds",
-        ),
-        doc(1, "quotes", "", "the latest stock price of a company"),
-    ];
-    let index = build(&docs);
-    let hits = index.search("current price of a stock", 2, None);
-    assert_eq!(ordinals(&hits), [1, 0]);
-    assert!(
-        hits[0].matched.iter().all(|(_, w)| !w.contains(' ')),
-        "{:?}",
-        hits[0].matched
-    );
 }
 
 proptest::proptest! {
