@@ -7,10 +7,12 @@
 //! 3. Select: the whole task's best tool, then each step's best (in step order) and each
 //!    strong facet's best, then the whole task's ranking, then the rest by recommendation
 //!    score, so a task needing three tools gets three tools and a two-topic need gets a tool
-//!    per topic instead of five variants of one.
+//!    per topic instead of five variants of one. The last place goes to the first pick's
+//!    follower (`links`), a tool taking what it returns, when there is one.
 //! 4. Score (`scoring`), explain, and chain the picks into a workflow (`workflow`).
 
 mod analysis;
+mod links;
 mod request;
 mod response;
 mod scoring;
@@ -51,6 +53,8 @@ enum Kind {
     Whole,
     Step(usize),
     Facet(usize),
+    /// A search for a tool that follows the whole task's best (`links`).
+    Link,
 }
 
 /// What recommend knows of one candidate tool.
@@ -61,6 +65,8 @@ struct Candidate {
     steps: Vec<usize>,
     /// Similarity for each step's own retrieval (0-based step -> score).
     step_scores: BTreeMap<usize, f64>,
+    /// Set when the tool is picked as the first pick's follower (`links`).
+    link: Option<links::Link>,
 }
 
 impl Engine {
@@ -68,10 +74,17 @@ impl Engine {
     pub fn recommend(&self, req: &Valid<RecommendationRequest>) -> Result<RecommendationResponse> {
         let start = Instant::now();
         let steps = task::steps(&req.task_description);
-        let retrievals = self.retrievals(req, &steps)?;
-        let candidates = candidates(&retrievals);
+        let mut retrievals = self.retrievals(req, &steps)?;
+        let linked = self.link_retrievals(req, &retrievals[0].response)?;
+        retrievals.extend(linked);
+        let mut candidates = candidates(&retrievals);
         let analysis = analysis::analyse(self, req, &steps, &retrievals);
-        let picks = select(&retrievals, &candidates, req, &analysis, self);
+        let (picks, follower) = select(&retrievals, &candidates, req, &analysis, self);
+        if let Some((id, link)) = follower {
+            if let Some(c) = candidates.get_mut(id.as_str()) {
+                c.link = Some(link);
+            }
+        }
         let recommendations = self.recommendations(req, &picks, &candidates, &analysis, &steps);
         let workflow = analysis::workflow(self, &recommendations, &candidates, &steps);
         let explanations = req
@@ -129,7 +142,7 @@ impl Engine {
             // one need, so only the caller's own context goes with them.
             search.context = match kind {
                 Kind::Step(_) => Some(step_context.clone()),
-                Kind::Whole | Kind::Facet(_) => req.context.clone(),
+                Kind::Whole | Kind::Facet(_) | Kind::Link => req.context.clone(),
             };
             search.exclude_categories = req.user_preferences.avoid_categories.clone();
             search.runnable_only = req.runnable_only;
@@ -143,6 +156,42 @@ impl Engine {
             });
         }
         Ok(retrievals)
+    }
+
+    /// Searches for the tools that follow the whole task's best tool (`links::queries`),
+    /// every text in one forward pass.
+    fn link_retrievals(
+        &self,
+        req: &RecommendationRequest,
+        whole: &SearchResponse,
+    ) -> Result<Vec<Retrieval>> {
+        let Some(top) = whole
+            .results
+            .first()
+            .and_then(|h| self.catalog().get(&h.tool_id))
+        else {
+            return Ok(Vec::new());
+        };
+        let queries: Vec<String> = links::queries(top).iter().map(|q| clip(q)).collect();
+        if queries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<&str> = queries.iter().map(String::as_str).collect();
+        let vectors = self.embed_batch(&texts)?;
+        let mut out = Vec::with_capacity(queries.len());
+        for text in queries {
+            let mut search = SearchRequest::new(text.clone());
+            search.max_results = PER_RETRIEVAL;
+            search.exclude_categories = req.user_preferences.avoid_categories.clone();
+            search.runnable_only = req.runnable_only;
+            let response = self.search_with_vectors(&Valid::derived(search), Some(&vectors))?;
+            out.push(Retrieval {
+                kind: Kind::Link,
+                text,
+                response,
+            });
+        }
+        Ok(out)
     }
 
     /// The picks explained, best first (ties by id); the workflow gives the order of use.
@@ -225,7 +274,9 @@ fn candidates(retrievals: &[Retrieval]) -> BTreeMap<&str, Candidate> {
     for r in retrievals {
         for hit in r.response.results.iter() {
             let value = match r.kind {
-                Kind::Facet(_) => hit.similarity_score * scoring::FACET_DISCOUNT,
+                // A facet is narrower than the task, and a link search looks for a
+                // returned field's taker, not for the task.
+                Kind::Facet(_) | Kind::Link => hit.similarity_score * scoring::FACET_DISCOUNT,
                 _ => hit.similarity_score,
             };
             let c = out
@@ -235,6 +286,7 @@ fn candidates(retrievals: &[Retrieval]) -> BTreeMap<&str, Candidate> {
                     alignment: value,
                     steps: Vec::new(),
                     step_scores: BTreeMap::new(),
+                    link: None,
                 });
             if value > c.alignment {
                 c.alignment = value;
@@ -272,14 +324,15 @@ const STEP_TOP_SHARE: f64 = 0.6;
 
 /// The picks: the whole task's best tool, then each step's best and each facet's best that
 /// is strong next to it (`STEP_TOP_SHARE`, `PART_TOP_SHARE`), then the whole task's
-/// ranking, then the other candidates by their recommendation scores.
+/// ranking with the last place kept for the first pick's follower (`links::follower`), then
+/// the other candidates by their recommendation scores. Returns the follower with its link.
 fn select(
     retrievals: &[Retrieval],
     candidates: &BTreeMap<&str, Candidate>,
     req: &RecommendationRequest,
     analysis: &analysis::Analysis,
     engine: &Engine,
-) -> Vec<String> {
+) -> (Vec<String>, Option<(String, links::Link)>) {
     let max = req.max_recommendations;
     let whole = &retrievals[0].response.results;
     let top = whole.first().map_or(0.0, |h| h.similarity_score);
@@ -295,6 +348,7 @@ fn select(
     for r in retrievals.iter().skip(1) {
         let results = &r.response.results;
         let best = match r.kind {
+            Kind::Link => None,
             // A step was asked for in so many words ("..., then ..."): its best tool is a
             // need unless it is far weaker (a greeting split off as a step); when another
             // pick is that tool, the step is served.
@@ -310,6 +364,22 @@ fn select(
             push(&mut picks, &h.tool_id);
         }
     }
+    // The first pick's follower takes the last place: the whole task's ranking fills the
+    // places before it.
+    let follower = picks
+        .first()
+        .and_then(|id| engine.catalog().get(id))
+        .and_then(|top| links::follower(retrievals, top, &picks, engine.catalog()));
+    for h in whole.iter() {
+        if follower.is_some() && picks.len() + 1 >= max {
+            break;
+        }
+        push(&mut picks, &h.tool_id);
+    }
+    if let Some((id, _)) = &follower {
+        push(&mut picks, id);
+    }
+    let follower = follower.filter(|(id, _)| picks.contains(id));
     for h in whole.iter() {
         push(&mut picks, &h.tool_id);
     }
@@ -322,5 +392,5 @@ fn select(
     for (_, id) in rest {
         push(&mut picks, id);
     }
-    picks
+    (picks, follower)
 }

@@ -83,8 +83,24 @@ pub fn inputs_from(tool: &ToolRecord, earlier: &[&ToolRecord]) -> Vec<String> {
     out
 }
 
+/// The property names at the top of a tool's return schema (of its items, when it returns
+/// a list): what the tool returns, without the parts of each thing.
+pub fn top_return_fields(tool: &ToolRecord) -> Vec<String> {
+    let Some(mut schema) = tool.return_schema.as_ref() else {
+        return Vec::new();
+    };
+    if let Some(items) = schema.get("items") {
+        schema = items;
+    }
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// Every property name anywhere in a tool's return schema.
-fn return_fields(tool: &ToolRecord) -> Vec<String> {
+pub fn return_fields(tool: &ToolRecord) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(schema) = &tool.return_schema {
         collect(schema, &mut out);

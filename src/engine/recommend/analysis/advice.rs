@@ -102,6 +102,9 @@ fn reasons(
         "matches the task with similarity {:.2}",
         c.alignment
     ));
+    if let Some(link) = &c.link {
+        reasons.push(link.reason());
+    }
     let covered: Vec<&String> = required
         .iter()
         .filter(|r| t.semantic_tags.contains(r))

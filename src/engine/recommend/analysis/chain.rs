@@ -1,6 +1,7 @@
 //! The picks as a chain of use (the workflow) and the explanations of the whole
 //! recommendation.
 
+use super::super::links::Link;
 use super::super::request::RecommendationRequest;
 use super::super::response::{ToolRecommendation, WorkflowStep};
 use super::super::{scoring, workflow, Candidate, Retrieval};
@@ -55,6 +56,24 @@ pub(in crate::engine::recommend) fn workflow(
             purpose: purpose.clone(),
         });
     }
+    // The first pick's follower comes after a one-step task's tool: it takes what that tool
+    // returns. A task of several steps said what comes next itself.
+    let follower = recs
+        .iter()
+        .filter_map(|r| candidates.get(r.tool.tool_id.as_str()))
+        .find_map(|c| c.link.as_ref().map(|l| (c, l)))
+        .filter(|_| steps.len() == 1);
+    if let Some((c, link)) = follower {
+        if let Some(t) = catalog.get(&c.hit.tool_id) {
+            if !used.contains(&t.tool_id.as_str()) {
+                links.push(workflow::Link {
+                    tool: t,
+                    step: usize::MAX,
+                    purpose: format!("then use what {} returns", link.from),
+                });
+            }
+        }
+    }
     let ordered = workflow::order(links);
     let mut earlier: Vec<&ToolRecord> = Vec::new();
     let mut out = Vec::new();
@@ -63,11 +82,31 @@ pub(in crate::engine::recommend) fn workflow(
             order: i + 1,
             tool_id: link.tool.tool_id.clone(),
             purpose: link.purpose,
-            inputs_from: workflow::inputs_from(link.tool, &earlier),
+            inputs_from: inputs_from(link.tool, &earlier, follower),
             call: link.tool.call_route(),
             note,
         });
         earlier.push(link.tool);
+    }
+    out
+}
+
+/// What `tool` takes from the tools before it, with the follower's link when `tool` is the
+/// follower and the tool it follows is among them.
+fn inputs_from(
+    tool: &ToolRecord,
+    earlier: &[&ToolRecord],
+    follower: Option<(&Candidate, &Link)>,
+) -> Vec<String> {
+    let mut out = workflow::inputs_from(tool, earlier);
+    if let Some((c, link)) = follower.filter(|(c, _)| c.hit.tool_id == tool.tool_id) {
+        let follows = earlier.iter().any(|t| t.tool_id == link.from);
+        let taken = out
+            .iter()
+            .any(|s| s.ends_with(&format!("-> {}", link.parameter)));
+        if follows && !taken && c.link.is_some() {
+            out.push(link.input());
+        }
     }
     out
 }
@@ -96,7 +135,7 @@ pub(in crate::engine::recommend) fn explanations(
         out.push("The task reads as one step.".to_string());
     }
     out.push(format!(
-        "{} retrievals ran (whole task, steps, facets): {}.",
+        "{} retrievals ran (whole task, steps, facets, what the first pick returns): {}.",
         retrievals.len(),
         retrievals
             .iter()

@@ -160,7 +160,7 @@ fn task_category(retrievals: &[Retrieval]) -> String {
     let mut mass: BTreeMap<&str, f64> = BTreeMap::new();
     for r in retrievals
         .iter()
-        .filter(|r| !matches!(r.kind, Kind::Facet(_)))
+        .filter(|r| !matches!(r.kind, Kind::Facet(_) | Kind::Link))
     {
         for h in r.response.results.iter() {
             *mass.entry(h.category.as_str()).or_default() += h.similarity_score;
