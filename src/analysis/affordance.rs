@@ -180,6 +180,10 @@ const NAME_WORDS: &[(EntityKind, &[&str])] = &[
     (EntityKind::Depth, &["depth", "maxdepth", "mindepth"]),
     (EntityKind::Registry, &["ecosystem"]),
     (EntityKind::Setting, &["env", "environment"]),
+    (
+        EntityKind::Channel,
+        &["channel", "channels", "hashtag", "hashtags"],
+    ),
 ];
 
 /// Description phrases that say the same, for parameters named otherwise.
@@ -240,6 +244,8 @@ const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
         EntityKind::Image,
         &["container image", "docker image", "name[:tag]", "image:tag"],
     ),
+    // Not "channel name": a message text's options mention the channel names it links.
+    (EntityKind::Channel, &["channel id", "hashtag"]),
 ];
 
 /// JSON Schema formats and the kind they take.

@@ -50,6 +50,8 @@ pub enum EntityKind {
     Revision,
     /// A container image reference: `nginx:1.27`, `gcr.io/acme/api:2.3.0`.
     Image,
+    /// A chat channel or hashtag: `#deploys`.
+    Channel,
 }
 
 impl EntityKind {
@@ -75,6 +77,7 @@ impl EntityKind {
             EntityKind::Date => "a date or time",
             EntityKind::Revision => "a branch, tag or commit",
             EntityKind::Image => "a container image",
+            EntityKind::Channel => "a channel",
         }
     }
 
@@ -101,6 +104,7 @@ impl EntityKind {
             EntityKind::Date => "date",
             EntityKind::Revision => "branch",
             EntityKind::Image => "container image",
+            EntityKind::Channel => "channel",
         }
     }
 }
@@ -362,6 +366,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
     for span in settings::assignments(text) {
         push(EntityKind::Setting, span, None);
     }
+    for span in channels::channels(text) {
+        push(EntityKind::Channel, span, None);
+    }
     local_passes(text, p, &mut push);
     out.sort_by_key(|e| e.span.start);
     tree::mark_directories(text, &mut out);
@@ -486,6 +493,7 @@ fn is_account(word: &str) -> bool {
         && word.chars().any(|c| c.is_ascii_alphabetic())
 }
 
+mod channels;
 mod ecosystems;
 mod refs;
 mod settings;

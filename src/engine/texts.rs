@@ -14,7 +14,7 @@ pub(crate) struct QueryTexts {
 }
 
 /// Kinds whose values keyword retrieval reads as their kind's word: names of things (a
-/// repository, a package, a URL, an address) say nothing about the task, and a tool named
+/// repository, a package, a URL, an address, a channel) say nothing about the task, and a tool named
 /// like one of them is not what was asked for. Paths and symbols stay: a file's name and
 /// extension ("Dockerfile", ".py") are often the task's own words.
 const KEYWORD_MASKED: &[EntityKind] = &[
@@ -25,6 +25,7 @@ const KEYWORD_MASKED: &[EntityKind] = &[
     EntityKind::Revision,
     EntityKind::Image,
     EntityKind::Setting,
+    EntityKind::Channel,
 ];
 
 /// Kinds whose values the query's embedding leaves out as well, with quoted text: a sentence
@@ -50,6 +51,7 @@ const EMBED_MASKED: &[EntityKind] = &[
     EntityKind::Revision,
     EntityKind::Image,
     EntityKind::Setting,
+    EntityKind::Channel,
 ];
 
 impl QueryTexts {
@@ -80,6 +82,18 @@ mod tests {
         let plain = "convert a PDF to text";
         let t = QueryTexts::of(plain, &QueryAnalysis::of(plain));
         assert_eq!(t.keyword, plain);
+    }
+
+    /// "post in #deploys ..." had put a deployment tool first: a channel is a value, and
+    /// what stands for it is the word a messaging tool's `channel` parameter shares.
+    #[test]
+    fn a_channel_reads_as_channel() {
+        let q = "post in #deploys that api v1.4 is live";
+        let a = QueryAnalysis::of(q);
+        assert_eq!(a.kinds(), vec![EntityKind::Channel]);
+        let t = QueryTexts::of(q, &a);
+        assert!(t.keyword.starts_with("post in channel"), "{}", t.keyword);
+        assert!(t.embed.starts_with("post in channel"), "{}", t.embed);
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! Scoring is a sum of per-field BM25 scores, each multiplied by its field weight
 //! (`FieldWeights`). Queries are analysed term by term (never through tantivy's query parser)
 //! so that no user input can be a syntax error, and answered by adding up per-term impact
-//! lists precomputed from tantivy's postings and BM25 (`impacts`); tantivy's own search of the
-//! same query is the tests' reference (`reference`).
+//! lists precomputed from tantivy's postings and BM25 (`impacts`), a name's part weighed by
+//! how much of the name the query covers (`coverage`); tantivy's own search of the same query
+//! (names weighed as any field) is the tests' reference (`reference`).
 
 use crate::catalog::ToolDocument;
 use crate::error::Error;
@@ -22,6 +23,7 @@ use tantivy::tokenizer::TokenStream;
 
 pub use super::analyzer::{analyze, analyzer, IdentifierSplit, TOKENIZER_NAME};
 use super::analyzer::{indexing_analyzer, INDEXING_ANALYZER, PAIR_JOINER};
+use coverage::{NameCoverage, NAME_FLOOR};
 use impacts::{matched_pairs, Impacts};
 use tantivy::{Index, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
@@ -186,6 +188,8 @@ pub struct KeywordIndex {
     inverted: Vec<Vec<std::sync::Arc<tantivy::InvertedIndexReader>>>,
     /// Every term's contribution to every tool's score, which queries add up (see `impacts`).
     impacts: Impacts,
+    /// Every tool's names, to weigh a name matched in part (see `coverage`).
+    coverage: NameCoverage,
 }
 
 /// An in-memory index with one text field a keyword field and the tool ordinal as a fast
@@ -266,6 +270,16 @@ impl KeywordIndex {
     /// Indexes `docs` in RAM. Ordinals come from the documents, not from their position in
     /// the slice.
     pub fn build(docs: &[ToolDocument], weights: FieldWeights) -> Result<KeywordIndex, Error> {
+        Self::build_with(docs, weights, NAME_FLOOR)
+    }
+
+    /// `build`, with the share of a name's part of the score that a query covering none of
+    /// the name's other words keeps (`coverage::NAME_FLOOR`; 1 weighs names as plain BM25).
+    fn build_with(
+        docs: &[ToolDocument],
+        weights: FieldWeights,
+        name_floor: f32,
+    ) -> Result<KeywordIndex, Error> {
         let (index, fields, ordinal_field) = empty_index();
         write_documents(&index, &fields, ordinal_field, docs)?;
         let reader = index
@@ -301,7 +315,7 @@ impl KeywordIndex {
             &segment_ordinals,
         )
         .map_err(internal)?;
-        Ok(KeywordIndex {
+        let mut out = KeywordIndex {
             searcher,
             fields,
             weights,
@@ -309,7 +323,14 @@ impl KeywordIndex {
             #[cfg(test)]
             inverted,
             impacts,
-        })
+            coverage: NameCoverage::default(),
+        };
+        out.coverage = NameCoverage::build(
+            docs.iter().map(|d| (d.ordinal, d.names.as_str())),
+            |word| out.idf(KeywordField::Names, word),
+            name_floor,
+        );
+        Ok(out)
     }
 
     pub fn weights(&self) -> FieldWeights {
@@ -378,8 +399,10 @@ impl KeywordIndex {
             return Vec::new();
         }
         let lists = self.impacts.term_lists(&terms);
+        let words = query_words(&terms);
+        let factor = |o: u32| self.coverage.factor(o, &words);
         self.impacts
-            .top_k(&lists, k, allow)
+            .top_k(&lists, k, allow, &factor)
             .into_iter()
             .map(|hit| KeywordHit {
                 ordinal: hit.ordinal,
@@ -388,6 +411,15 @@ impl KeywordIndex {
             })
             .collect()
     }
+}
+
+/// The analysed words of a query's terms (its pairs left out).
+fn query_words(terms: &[QueryTerm]) -> Vec<&str> {
+    terms
+        .iter()
+        .filter(|t| !t.is_pair())
+        .map(|t| t.term.as_str())
+        .collect()
 }
 
 /// The distinct analysed terms of a query, each with the slice of the query it came from.
@@ -411,6 +443,7 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
     out
 }
 
+mod coverage;
 mod exact;
 mod impacts;
 #[cfg(test)]

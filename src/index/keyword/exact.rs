@@ -7,7 +7,7 @@
 //! candidates here closes that gap at the cost of one binary search per (candidate, term).
 
 use super::impacts::matched_pairs;
-use super::{query_terms, KeywordHit, KeywordIndex};
+use super::{query_terms, query_words, KeywordHit, KeywordIndex};
 
 impl KeywordIndex {
     /// BM25 of `query` (and the matched (field, term) pairs) for each tool ordinal in
@@ -16,10 +16,12 @@ impl KeywordIndex {
     pub fn score_ordinals(&self, query: &str, ordinals: &[u32]) -> Vec<Option<KeywordHit>> {
         let terms = query_terms(query);
         let lists = self.impacts.term_lists(&terms);
+        let words = query_words(&terms);
+        let factor = |o: u32| self.coverage.factor(o, &words);
         ordinals
             .iter()
             .map(|&o| {
-                let bm25 = self.impacts.score(&lists, o)?;
+                let bm25 = self.impacts.score(&lists, o, &factor)?;
                 Some(KeywordHit {
                     ordinal: o,
                     bm25,

@@ -21,8 +21,11 @@
 //! ever has to be updated. Tantivy stays the index (analysis, dictionaries, postings,
 //! statistics); the tests check these lists against tantivy's own search.
 //!
+//! A posting in a tool's names also keeps the names' part of its score (`name_parts`), which
+//! `coverage` scales by how much of the name a query covers; the sums stay exact.
+//!
 //! Memory: 9 bytes per (term, tool) pair, about 1 KiB per synthetic tool before word pairs
-//! were indexed. Pairs of adjacent words are terms too: on the shipped catalog they are
+//! were indexed, and a map entry per name word of a tool. Pairs of adjacent words are terms too: on the shipped catalog they are
 //! 28.5k of 43.8k postings, so the lists take about 2.9 times what words alone took.
 
 use super::{KeywordField, MatchedTerm, QueryTerm};
@@ -42,6 +45,8 @@ use tantivy::{DocSet, InvertedIndexReader, Score, Searcher, Term, TERMINATED};
 #[derive(Default)]
 struct Scratch {
     sums: Vec<Score>,
+    /// The part of each sum that came from the tools' names.
+    names: Vec<Score>,
     reached: Vec<u32>,
 }
 
@@ -54,9 +59,14 @@ struct Reset<'a>(&'a mut Scratch);
 
 impl Drop for Reset<'_> {
     fn drop(&mut self) {
-        let Scratch { sums, reached } = &mut *self.0;
+        let Scratch {
+            sums,
+            names,
+            reached,
+        } = &mut *self.0;
         for &o in reached.iter() {
             sums[o as usize] = 0.0;
+            names[o as usize] = 0.0;
         }
         reached.clear();
     }
@@ -100,6 +110,9 @@ pub(super) struct Impacts {
     scores: Vec<Score>,
     /// Bit i set: the term occurs in field `KeywordField::ALL[i]` of the tool.
     fields: Vec<u8>,
+    /// Position in the arrays above -> the part of its score that the tool's names give,
+    /// for the postings with the names bit (see `coverage`).
+    name_parts: HashMap<u32, Score>,
     /// One more than the largest ordinal with a posting.
     bound: usize,
 }
@@ -111,6 +124,12 @@ type Posting = (u32, Score, u8);
 /// disjunction-max `tie_breaker`): 0 counts the best field only, 1 sums the fields. See the
 /// module comment for the measurements behind 0.3.
 pub(super) const TIE_BREAKER: Score = 0.3;
+
+/// The field bit of `KeywordField::Names` (the first field).
+const NAMES_BIT: u8 = 1;
+
+/// What a tool's name part of its score is multiplied by (`coverage`).
+pub(super) type NameFactor<'a> = &'a dyn Fn(u32) -> Score;
 
 /// One query term's list.
 #[derive(Clone)]
@@ -181,6 +200,14 @@ impl Impacts {
             for group in list.chunk_by(|a, b| a.0 == b.0) {
                 let best = group.iter().map(|p| p.1).fold(0.0, Score::max);
                 let sum: Score = group.iter().map(|p| p.1).sum();
+                if let Some(name) = group.iter().find(|p| p.2 == NAMES_BIT) {
+                    let part = if name.1 >= best {
+                        name.1
+                    } else {
+                        TIE_BREAKER * name.1
+                    };
+                    out.name_parts.insert(out.ordinals.len() as u32, part);
+                }
                 out.ordinals.push(group[0].0);
                 out.scores.push(best + TIE_BREAKER * (sum - best));
                 out.fields.push(group.iter().fold(0, |mask, p| mask | p.2));
@@ -214,6 +241,7 @@ impl Impacts {
         lists: &[TermList],
         k: usize,
         allow: Option<&dyn Fn(u32) -> bool>,
+        factor: NameFactor<'_>,
     ) -> Vec<Scored> {
         if lists.is_empty() || k == 0 {
             return Vec::new();
@@ -223,9 +251,14 @@ impl Impacts {
             // Zeroes what this query touched however the query ends (even by a panicking
             // filter), so the next query on this thread starts clean.
             let guard = Reset(&mut scratch);
-            let Scratch { sums, reached } = &mut *guard.0;
+            let Scratch {
+                sums,
+                names,
+                reached,
+            } = &mut *guard.0;
             if sums.len() < self.bound {
                 sums.resize(self.bound, 0.0);
+                names.resize(self.bound, 0.0);
             }
             // Scores are positive (BM25's idf is), so 0 marks a tool not reached yet.
             for list in lists {
@@ -236,6 +269,15 @@ impl Impacts {
                         reached.push(o);
                     }
                     *sum += self.scores[at] * list.weight;
+                    if let Some(part) = self.name_part(at) {
+                        names[o as usize] += part * list.weight;
+                    }
+                }
+            }
+            for &o in reached.iter() {
+                let name = names[o as usize];
+                if name > 0.0 {
+                    sums[o as usize] -= (1.0 - factor(o)) * name;
                 }
             }
             // A heap of the k best so far, the worst on top: most tools fail the comparison
@@ -260,14 +302,34 @@ impl Impacts {
 
     /// The tool's summed score over `lists` (None: no query term occurs in it), added up in
     /// the same order as [`Impacts::top_k`], so both give the same number.
-    pub(super) fn score(&self, lists: &[TermList], ordinal: u32) -> Option<Score> {
+    pub(super) fn score(
+        &self,
+        lists: &[TermList],
+        ordinal: u32,
+        factor: NameFactor<'_>,
+    ) -> Option<Score> {
         let mut sum: Option<Score> = None;
+        let mut name: Score = 0.0;
         for list in lists {
             if let Some(at) = self.find(list, ordinal) {
                 *sum.get_or_insert(0.0) += self.scores[at] * list.weight;
+                if let Some(part) = self.name_part(at) {
+                    name += part * list.weight;
+                }
             }
         }
+        if name > 0.0 {
+            sum = sum.map(|s| s - (1.0 - factor(ordinal)) * name);
+        }
         sum
+    }
+
+    /// The names' part of the score at `at`, when the term occurs in the tool's names.
+    fn name_part(&self, at: usize) -> Option<Score> {
+        if self.fields[at] & NAMES_BIT == 0 {
+            return None;
+        }
+        self.name_parts.get(&(at as u32)).copied()
     }
 
     /// Which fields of the tool contain the term of `list` (bit i: `KeywordField::ALL[i]`).
