@@ -399,8 +399,8 @@ impl KeywordIndex {
             return Vec::new();
         }
         let lists = self.impacts.term_lists(&terms);
-        let words = query_words(&terms);
-        let factor = |o: u32| self.coverage.factor(o, &words);
+        let ids = self.coverage.ids(&query_words(&terms));
+        let factor = |o: u32| self.coverage.factor(o, &ids);
         self.impacts
             .top_k(&lists, k, allow, &factor)
             .into_iter()

@@ -25,24 +25,25 @@
 //! multi-tool queries no more than a query a set.
 
 use super::analyze;
+use std::collections::HashMap;
+use std::ops::Range;
 use tantivy::Score;
 
 /// What a name's part of the score keeps at coverage 0 (a name met only in words of no
 /// weight); 1 turns the discount off.
 pub(super) const NAME_FLOOR: Score = 0.75;
 
-/// One name of a tool: its analysed words, each with its inverse document frequency among
-/// the names, and their sum.
-#[derive(Debug, Default)]
-struct Name {
-    words: Vec<(String, Score)>,
-    total: Score,
-}
-
-/// Every tool's names, by ordinal.
+/// Every tool's names, flat: a tool is a range of names, a name a range of words, a word an
+/// id with its inverse document frequency among the names. Ids, not strings, because every
+/// tool that a query meets in its name is looked at by every query.
 #[derive(Debug, Default)]
 pub(super) struct NameCoverage {
-    names: Vec<Vec<Name>>,
+    ids: HashMap<String, u32>,
+    /// Per ordinal, its range in `names`.
+    tools: Vec<Range<u32>>,
+    /// Per name, its range in `words` and the words' summed weight.
+    names: Vec<(Range<u32>, Score)>,
+    words: Vec<(u32, Score)>,
     floor: Score,
 }
 
@@ -55,54 +56,70 @@ impl NameCoverage {
         floor: Score,
     ) -> NameCoverage {
         let mut out = NameCoverage {
-            names: Vec::new(),
             floor,
+            ..NameCoverage::default()
         };
         for (ordinal, text) in names {
             let at = ordinal as usize;
-            if out.names.len() <= at {
-                out.names.resize_with(at + 1, Vec::new);
+            if out.tools.len() <= at {
+                out.tools.resize(at + 1, 0..0);
             }
+            let first = out.names.len() as u32;
             for line in text.lines() {
-                let mut name = Name::default();
+                let start = out.words.len();
+                let mut total = 0.0;
                 for word in analyze(line) {
-                    if name.words.iter().all(|(w, _)| *w != word) {
+                    let next = out.ids.len() as u32;
+                    let id = *out.ids.entry(word.clone()).or_insert(next);
+                    if out.words[start..].iter().all(|&(w, _)| w != id) {
                         let weight = idf(&word);
-                        name.total += weight;
-                        name.words.push((word, weight));
+                        total += weight;
+                        out.words.push((id, weight));
                     }
                 }
-                if name.total > 0.0 {
-                    out.names[at].push(name);
+                if total > 0.0 {
+                    out.names
+                        .push((start as u32..out.words.len() as u32, total));
+                } else {
+                    out.words.truncate(start);
                 }
             }
+            out.tools[at] = first..out.names.len() as u32;
         }
         out
     }
 
-    /// The best share of one of the tool's names that `words` (a query's analysed words)
-    /// cover, by weight: 1 when a name is met in full, 0 when none of its words is.
-    pub(super) fn share(&self, ordinal: u32, words: &[&str]) -> Score {
-        let Some(names) = self.names.get(ordinal as usize) else {
+    /// The ids of a query's analysed words that occur in some name.
+    pub(super) fn ids(&self, words: &[&str]) -> Vec<u32> {
+        words
+            .iter()
+            .filter_map(|w| self.ids.get(*w).copied())
+            .collect()
+    }
+
+    /// The best share of one of the tool's names that a query's word `ids` cover, by
+    /// weight: 1 when a name is met in full, 0 when none of its words is.
+    pub(super) fn share(&self, ordinal: u32, ids: &[u32]) -> Score {
+        let Some(names) = self.tools.get(ordinal as usize) else {
             return 0.0;
         };
+        let names = &self.names[names.start as usize..names.end as usize];
         names
             .iter()
-            .map(|n| {
-                let met: Score = n
-                    .words
+            .map(|(words, total)| {
+                let met: Score = self.words[words.start as usize..words.end as usize]
                     .iter()
-                    .filter(|(w, _)| words.contains(&w.as_str()))
+                    .filter(|(w, _)| ids.contains(w))
                     .map(|(_, idf)| idf)
                     .sum();
-                met / n.total
+                met / total
             })
             .fold(0.0, Score::max)
     }
 
-    /// What the tool's name part of the score is multiplied by for a query of `words`.
-    pub(super) fn factor(&self, ordinal: u32, words: &[&str]) -> Score {
-        self.floor + (1.0 - self.floor) * self.share(ordinal, words)
+    /// What the tool's name part of the score is multiplied by for a query of word `ids`.
+    pub(super) fn factor(&self, ordinal: u32, ids: &[u32]) -> Score {
+        self.floor + (1.0 - self.floor) * self.share(ordinal, ids)
     }
 }
 
@@ -133,14 +150,15 @@ mod tests {
                 2.0
             }
         });
-        assert_eq!(c.share(0, &["speed"]), 0.5);
-        assert_eq!(c.share(0, &["speed", "camera"]), 1.0);
-        assert_eq!(c.share(1, &["weather"]), 2.0 / 3.0);
-        assert_eq!(c.share(1, &["rain"]), 0.0);
-        assert_eq!(c.factor(1, &["rain"]), NAME_FLOOR);
-        assert_eq!(c.factor(0, &["speed", "camera"]), 1.0);
+        let share = |o: u32, words: &[&str]| c.share(o, &c.ids(words));
+        assert_eq!(share(0, &["speed"]), 0.5);
+        assert_eq!(share(0, &["speed", "camera"]), 1.0);
+        assert_eq!(share(1, &["weather"]), 2.0 / 3.0);
+        assert_eq!(share(1, &["rain"]), 0.0);
+        assert_eq!(c.factor(1, &c.ids(&["rain"])), NAME_FLOOR);
+        assert_eq!(c.factor(0, &c.ids(&["speed", "camera"])), 1.0);
         // A tool without names, or beyond the catalog, is covered by nothing.
-        assert_eq!(c.share(7, &["speed"]), 0.0);
+        assert_eq!(share(7, &["speed"]), 0.0);
     }
 
     /// One word of a long name no longer outranks a name met in full: the petrol-price tool

@@ -16,8 +16,8 @@ impl KeywordIndex {
     pub fn score_ordinals(&self, query: &str, ordinals: &[u32]) -> Vec<Option<KeywordHit>> {
         let terms = query_terms(query);
         let lists = self.impacts.term_lists(&terms);
-        let words = query_words(&terms);
-        let factor = |o: u32| self.coverage.factor(o, &words);
+        let ids = self.coverage.ids(&query_words(&terms));
+        let factor = |o: u32| self.coverage.factor(o, &ids);
         ordinals
             .iter()
             .map(|&o| {

@@ -21,11 +21,12 @@
 //! ever has to be updated. Tantivy stays the index (analysis, dictionaries, postings,
 //! statistics); the tests check these lists against tantivy's own search.
 //!
-//! A posting in a tool's names also keeps the names' part of its score (`name_parts`), which
-//! `coverage` scales by how much of the name a query covers; the sums stay exact.
+//! A posting also keeps the share of its score that the tool's names give (`name_shares`),
+//! which `coverage` scales by how much of the name a query covers; search and the exact
+//! scores of chosen tools add up the same numbers.
 //!
-//! Memory: 9 bytes per (term, tool) pair, about 1 KiB per synthetic tool before word pairs
-//! were indexed, and a map entry per name word of a tool. Pairs of adjacent words are terms too: on the shipped catalog they are
+//! Memory: 10 bytes per (term, tool) pair, about 1 KiB per synthetic tool before word pairs
+//! were indexed. Pairs of adjacent words are terms too: on the shipped catalog they are
 //! 28.5k of 43.8k postings, so the lists take about 2.9 times what words alone took.
 
 use super::{KeywordField, MatchedTerm, QueryTerm};
@@ -110,9 +111,10 @@ pub(super) struct Impacts {
     scores: Vec<Score>,
     /// Bit i set: the term occurs in field `KeywordField::ALL[i]` of the tool.
     fields: Vec<u8>,
-    /// Position in the arrays above -> the part of its score that the tool's names give,
-    /// for the postings with the names bit (see `coverage`).
-    name_parts: HashMap<u32, Score>,
+    /// The share of each score that the tool's names give, in 255ths (see `coverage`): a
+    /// byte a posting rather than a map of the names' postings, which a query over a large
+    /// catalog looked up thousands of times.
+    name_shares: Vec<u8>,
     /// One more than the largest ordinal with a posting.
     bound: usize,
 }
@@ -200,16 +202,18 @@ impl Impacts {
             for group in list.chunk_by(|a, b| a.0 == b.0) {
                 let best = group.iter().map(|p| p.1).fold(0.0, Score::max);
                 let sum: Score = group.iter().map(|p| p.1).sum();
-                if let Some(name) = group.iter().find(|p| p.2 == NAMES_BIT) {
+                let score = best + TIE_BREAKER * (sum - best);
+                let name_share = group.iter().find(|p| p.2 == NAMES_BIT).map_or(0, |name| {
                     let part = if name.1 >= best {
                         name.1
                     } else {
                         TIE_BREAKER * name.1
                     };
-                    out.name_parts.insert(out.ordinals.len() as u32, part);
-                }
+                    ((part / score * 255.0).round() as u8).max(1)
+                });
+                out.name_shares.push(name_share);
                 out.ordinals.push(group[0].0);
-                out.scores.push(best + TIE_BREAKER * (sum - best));
+                out.scores.push(score);
                 out.fields.push(group.iter().fold(0, |mask, p| mask | p.2));
                 out.bound = out.bound.max(group[0].0 as usize + 1);
             }
@@ -274,21 +278,22 @@ impl Impacts {
                     }
                 }
             }
-            for &o in reached.iter() {
-                let name = names[o as usize];
-                if name > 0.0 {
-                    sums[o as usize] -= (1.0 - factor(o)) * name;
-                }
-            }
             // A heap of the k best so far, the worst on top: most tools fail the comparison
             // with it and cost nothing more; the filter is asked only of those that pass.
             let mut top: BinaryHeap<Worse> = BinaryHeap::with_capacity(k + 1);
             for &o in reached.iter() {
-                let hit = Worse(Scored {
+                let mut hit = Worse(Scored {
                     ordinal: o,
                     score: sums[o as usize],
                 });
-                let better = top.len() < k || top.peek().is_some_and(|worst| hit < *worst);
+                let better = |hit: &Worse| top.len() < k || top.peek().is_some_and(|w| hit < w);
+                let name = names[o as usize];
+                // The names' discount only lowers a score, so a tool that cannot make the
+                // top k without it is passed over before its names are looked at.
+                if name > 0.0 && better(&hit) {
+                    hit.0.score -= (1.0 - factor(o)) * name;
+                }
+                let better = better(&hit);
                 if better && allow.is_none_or(|allow| allow(o)) {
                     top.push(hit);
                     if top.len() > k {
@@ -326,10 +331,10 @@ impl Impacts {
 
     /// The names' part of the score at `at`, when the term occurs in the tool's names.
     fn name_part(&self, at: usize) -> Option<Score> {
-        if self.fields[at] & NAMES_BIT == 0 {
-            return None;
+        match self.name_shares[at] {
+            0 => None,
+            share => Some(self.scores[at] * Score::from(share) / 255.0),
         }
-        self.name_parts.get(&(at as u32)).copied()
     }
 
     /// Which fields of the tool contain the term of `list` (bit i: `KeywordField::ALL[i]`).

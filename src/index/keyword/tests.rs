@@ -411,9 +411,10 @@ fn a_term_counts_in_its_best_field_plus_a_share_of_the_others() {
         doc(1, "stock ratios", "", "price to earnings ratio"),
         doc(2, "weather", "", "forecasts"),
     ];
-    let index = build(&docs);
+    // Names weighed as any field: how much of a name "price" covers is `coverage`'s part.
+    let index = KeywordIndex::build_with(&docs, FieldWeights::default(), 1.0).unwrap();
     let field_only = |f: KeywordField| {
-        let one = KeywordIndex::build(&docs, FieldWeights::default().only(f)).unwrap();
+        let one = KeywordIndex::build_with(&docs, FieldWeights::default().only(f), 1.0).unwrap();
         one.search("price", 3, None)
             .into_iter()
             .find(|h| h.ordinal == 0)
