@@ -5,27 +5,10 @@
 //! built; matching is a few comparisons per candidate.
 
 use super::entities::EntityKind;
+use super::locality::{self, Locality, ToolPlace};
 use super::QueryAnalysis;
 use crate::catalog::{split_identifier, ParameterDefinition, ToolRecord};
 use serde_json::Value;
-
-/// Where a tool works or a request points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Locality {
-    /// Files and processes on the user's machine.
-    Local,
-    /// A remote service: a code host, a registry, the web.
-    Remote,
-}
-
-impl Locality {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Locality::Local => "local",
-            Locality::Remote => "remote",
-        }
-    }
-}
 
 /// The entity kinds a tool's parameters take, with the parameters that take each.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,11 +60,7 @@ impl Match {
             })
             .collect();
         if let Some((locality, true)) = self.locality {
-            out.push(format!(
-                "asks about {} things, and this tool works on {} ones",
-                locality.as_str(),
-                locality.as_str()
-            ));
+            out.push(locality.reason());
         }
         out
     }
@@ -318,9 +297,7 @@ fn takes_directories(name_words: &[String], description: &str) -> bool {
 }
 
 impl Affordances {
-    /// What `tool`'s parameters take, and where it works: remote when it takes a repository
-    /// or a URL or its annotations say it reaches an open world, local when it takes paths
-    /// and nothing remote.
+    /// What `tool`'s parameters take, and where it works (`locality::of_tool`).
     pub fn of(tool: &ToolRecord) -> Affordances {
         let mut takes: Vec<(EntityKind, Vec<String>)> = Vec::new();
         for p in &tool.parameters {
@@ -338,15 +315,26 @@ impl Affordances {
             .as_ref()
             .and_then(|a| a.get("openWorldHint"))
             .and_then(Value::as_bool);
-        let remote =
-            has(EntityKind::Repository) || has(EntityKind::Url) || open_world == Some(true);
-        let locality = if remote {
-            Some(Locality::Remote)
-        } else if has(EntityKind::Path) || open_world == Some(false) {
-            Some(Locality::Local)
-        } else {
-            None
-        };
+        let opens_url = tool.parameters.iter().any(|p| {
+            p.required
+                && split_identifier(&p.name)
+                    .iter()
+                    .any(|w| ["url", "uri", "link", "href"].contains(&w.as_str()))
+        });
+        let text = format!(
+            "{} {}",
+            split_identifier(&tool.name).join(" "),
+            tool.description
+        )
+        .to_lowercase();
+        let locality = locality::of_tool(&ToolPlace {
+            takes_repository: has(EntityKind::Repository),
+            takes_url: has(EntityKind::Url),
+            opens_url,
+            takes_path: has(EntityKind::Path),
+            open_world,
+            text: &text,
+        });
         Affordances {
             takes,
             locality,
@@ -368,7 +356,7 @@ impl Affordances {
         Match {
             matched,
             asked: kinds.len(),
-            locality: locality.map(|l| (l, self.locality == Some(l))),
+            locality: locality.map(|l| (l, l.fits(self.locality))),
         }
     }
 }

@@ -1,19 +1,22 @@
 //! Request analysis, pure text in and facts out: the entities a request mentions (paths,
 //! `owner/repo`, URLs, packages, symbols, ...), the phrases it negates, whether it asks
-//! about local or remote things and whether it asks to read or to change (`action`); and, for
-//! each tool, which of those its parameters take and what it does (`affordance`). Ranking
-//! uses both as bounded, explained signals, and leaves the words of entity values and negated
-//! phrases out of name and keyword evidence: "issues in rust-lang/cargo" is no request for a
-//! tool named cargo, "without cloning" none for git clone. Nothing here knows a particular
-//! tool; every rule reads the request or a tool's own input schema, annotations and name.
+//! about local or remote things or the web (`locality`) and whether it asks to read or to
+//! change (`action`); and, for each tool, which of those its parameters take and what it
+//! does (`affordance`). Ranking uses both as bounded, explained signals, and leaves the words
+//! of entity values and negated phrases out of name and keyword evidence: "issues in
+//! rust-lang/cargo" is no request for a tool named cargo, "without cloning" none for git
+//! clone. Nothing here knows a particular tool; every rule reads the request or a tool's own
+//! input schema, annotations and name.
 
 pub mod action;
 pub mod affordance;
 pub mod entities;
+pub mod locality;
 mod reported;
 
-pub use affordance::{Affordances, Locality, Match};
+pub use affordance::{Affordances, Match};
 pub use entities::{ecosystem_named, entities, Entity, EntityKind};
+pub use locality::Locality;
 
 use std::ops::Range;
 
@@ -29,7 +32,8 @@ pub struct QueryAnalysis {
     /// Byte spans of messages the request asks to send ("tell the team that the deploy
     /// finished"): values too, though unquoted (see `reported`).
     pub reported: Vec<Range<usize>>,
-    /// Whether the request is about local things (my project) or remote ones (on GitHub).
+    /// Whether the request is about local things (my project), remote ones (on GitHub) or
+    /// the web (look it up online).
     pub locality: Option<Locality>,
     /// Whether the request asks to read something or to change it.
     pub action: Option<action::Action>,
@@ -65,51 +69,6 @@ const CLAUSE_ENDS: &[&str] = &[
 /// The longest a negated phrase runs, in words.
 const NEGATION_WORDS: usize = 5;
 
-/// Phrases that put a request on the user's machine or in their checkout.
-const LOCAL_CUES: &[&str] = &[
-    "my project",
-    "this project",
-    "the project",
-    "my repo",
-    "this repo",
-    "my repository",
-    "this repository",
-    "my codebase",
-    "this codebase",
-    "the codebase",
-    "across the codebase",
-    "my machine",
-    "this machine",
-    "locally",
-    "local",
-    "on disk",
-    "my checkout",
-    "working tree",
-    "working copy",
-    "workspace",
-    "my code",
-    "our code",
-    "current directory",
-    "this directory",
-    "here in",
-];
-
-/// Phrases that put a request on a remote service.
-const REMOTE_CUES: &[&str] = &[
-    "on github",
-    "github",
-    "upstream",
-    "remote",
-    "public repos",
-    "public repositories",
-    "open source",
-    "on gitlab",
-    "gitlab",
-    "online",
-    "on the web",
-    "internet",
-];
-
 impl QueryAnalysis {
     pub fn of(text: &str) -> QueryAnalysis {
         let entities = entities(text);
@@ -119,7 +78,7 @@ impl QueryAnalysis {
             .into_iter()
             .filter(|n| !quoted.iter().chain(&reported).any(|q| q.contains(&n.start)))
             .collect();
-        let locality = locality(text, &entities);
+        let locality = locality::of_request(text, &entities);
         let mut analysis = QueryAnalysis {
             entities,
             negated,
@@ -288,40 +247,6 @@ fn word_spans(text: &str) -> Vec<Range<usize>> {
         out.push(s..text.len());
     }
     out
-}
-
-/// Local or remote, from the request's phrases and entities; None when it says neither or
-/// both.
-fn locality(text: &str, entities: &[Entity]) -> Option<Locality> {
-    let lower = format!(" {} ", text.to_lowercase());
-    let has = |cues: &[&str]| {
-        cues.iter().any(|c| {
-            lower.match_indices(c).any(|(i, _)| {
-                let before = lower[..i]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|ch| !ch.is_alphanumeric());
-                let after = lower[i + c.len()..]
-                    .chars()
-                    .next()
-                    .is_none_or(|ch| !ch.is_alphanumeric());
-                before && after
-            })
-        })
-    };
-    let remote = has(REMOTE_CUES) || entities.iter().any(|e| e.kind == EntityKind::Repository);
-    let local = has(LOCAL_CUES)
-        || entities.iter().any(|e| {
-            matches!(e.kind, EntityKind::Path | EntityKind::Directory) && {
-                let s = &text[e.span.clone()];
-                s.starts_with("./") || s.starts_with("../") || s.starts_with('~')
-            }
-        });
-    match (local, remote) {
-        (true, false) => Some(Locality::Local),
-        (false, true) => Some(Locality::Remote),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

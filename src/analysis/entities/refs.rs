@@ -20,7 +20,7 @@ struct Patterns {
     ref_after: Regex,
     /// "NAME branch".
     ref_before: Regex,
-    /// `name[:tag]` with a tag that reads as a version.
+    /// `name:tag` with a tag that reads as a version, or any word after a name with a slash.
     image: Regex,
 }
 
@@ -34,7 +34,7 @@ fn patterns() -> &'static Patterns {
             ),
             ref_before: re(r"(?i)(?:^|[\s(`])`?([A-Za-z0-9][\w.\-/]*\w)`?\s+branch\b"),
             image: re(
-                r"(?:^|[\s(`'\x22])((?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)?(?:[a-z0-9][a-z0-9_-]*/)*[a-z0-9][a-z0-9_-]*):(latest|v?\d{1,3}(?:\.\d+){0,2}(?:-[a-z0-9][a-z0-9.]*)?)",
+                r"(?:^|[\s(`'\x22])((?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)?(?:[a-z0-9][a-z0-9_-]*/)*[a-z0-9][a-z0-9_-]*):(latest|v?\d{1,3}(?:\.\d+){0,2}(?:-[a-z0-9][a-z0-9.]*)?|[a-z][a-z0-9_.-]{0,40})",
             ),
         }
     })
@@ -104,6 +104,16 @@ fn is_image(text: &str, name: &str, start: usize, tag: &str) -> bool {
     }
     let first = name.split('/').next().unwrap_or(name);
     if !name.contains('/') && (first.contains('.') || first == "localhost") {
+        return false;
+    }
+    // A word tag ("dev", "alpine") makes an image only of a name with a slash
+    // (`acme/proxy:dev`): "note:draft" in prose is no image, and a repository is never
+    // written with a tag.
+    let versioned = tag == "latest"
+        || tag
+            .trim_start_matches('v')
+            .starts_with(|c: char| c.is_ascii_digit());
+    if !versioned && !name.contains('/') {
         return false;
     }
     let plain_number = tag.chars().all(|c| c.is_ascii_digit());
@@ -183,6 +193,12 @@ mod tests {
                 (EntityKind::Image, "redis:7")
             ]
         );
+        assert_eq!(
+            found("start acme/kubectl-proxy:dev detached"),
+            vec![(EntityKind::Image, "acme/kubectl-proxy:dev")]
+        );
+        assert_eq!(found("the status:draft filter"), vec![]);
+        assert_eq!(found("see acme/web:src/main.rs"), vec![]);
         assert_eq!(
             found("inside python:3.12-slim, run the tests"),
             vec![(EntityKind::Image, "python:3.12-slim")]
