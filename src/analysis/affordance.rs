@@ -319,7 +319,7 @@ impl Affordances {
             p.required
                 && split_identifier(&p.name)
                     .iter()
-                    .any(|w| ["url", "uri", "link", "href"].contains(&w.as_str()))
+                    .any(|w| locality::PAGE_URL_WORDS.contains(&w.as_str()))
         });
         let text = format!(
             "{} {}",

@@ -107,6 +107,10 @@ const AFTER_ONLINE: &[&str] = &[
     "whether", "please", "first", "now", "instead", "too",
 ];
 
+/// Parameter-name words of a URL to open. Narrower than the words of the URL kind
+/// (`affordance`): an `endpoint` or a `webhook` is an API's address, not a page.
+pub(crate) const PAGE_URL_WORDS: &[&str] = &["url", "uri", "link", "href"];
+
 /// Words of a tool's name or description that say it reads the open web.
 const WEB_TOOL_PHRASES: &[&str] = &[
     "web search",
@@ -147,7 +151,7 @@ pub(crate) fn of_request(text: &str, entities: &[Entity]) -> Option<Locality> {
 pub(crate) struct ToolPlace<'a> {
     pub takes_repository: bool,
     pub takes_url: bool,
-    /// A required parameter is a URL to open (`url`, `uri`, `link`, `href`).
+    /// A required parameter is a URL to open (`PAGE_URL_WORDS`).
     pub opens_url: bool,
     pub takes_path: bool,
     /// MCP's `openWorldHint` annotation.
