@@ -395,9 +395,10 @@ fn ends_value(text: &str, end: usize, closers: &str) -> bool {
 }
 
 /// `a/b` is `owner/repo` when it has two segments, the first could be an account's name
-/// and is not a usual directory, and the last has no file extension (or the text calls it
-/// a repository); anything else with a slash is a path, except a plain run with a segment
-/// without a letter ("25*3+7/3", "10/12/2024": arithmetic, dates, ratios), which is none.
+/// and is not a usual directory (unless both are the same), and the last has no file
+/// extension (or the text calls it a repository); anything else with a slash is a path,
+/// except a plain run with a segment without a letter ("25*3+7/3", "10/12/2024": arithmetic,
+/// dates, ratios), which is none.
 fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
     let s = &text[span.clone()];
     let plain = !s.starts_with(['/', '.', '~']) && !s.ends_with('/');
@@ -423,7 +424,10 @@ fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
     let has_ext = last
         .rsplit_once('.')
         .is_some_and(|(_, ext)| EXTENSIONS.split('|').any(|e| e == ext));
-    let dir_like = COMMON_DIRS.contains(&first.as_str());
+    // An organisation named like its project ("helm/helm", "kubernetes/kubernetes") is a
+    // repository even where the name is a usual directory's; a directory inside one of
+    // its own name is rare.
+    let dir_like = COMMON_DIRS.contains(&first.as_str()) && first != last;
     if named_repo || (!dir_like && !has_ext && !last.contains('*')) {
         Some(EntityKind::Repository)
     } else {

@@ -12,6 +12,7 @@ pub mod action;
 pub mod affordance;
 pub mod entities;
 pub mod locality;
+mod purpose;
 mod reported;
 
 pub use affordance::{Affordances, Match};
@@ -26,6 +27,9 @@ pub struct QueryAnalysis {
     pub entities: Vec<Entity>,
     /// Byte spans of negated phrases ("without cloning the repo").
     pub negated: Vec<Range<usize>>,
+    /// Byte spans of purpose clauses ("so I can see why", "before I commit"): the user's
+    /// own later step, not the task (see `purpose`).
+    pub purposes: Vec<Range<usize>>,
     /// Byte spans of quoted text, quotes included: values to pass ("the word \"plethora\"",
     /// a message's subject), not the task's own words.
     pub quoted: Vec<Range<usize>>,
@@ -78,10 +82,15 @@ impl QueryAnalysis {
             .into_iter()
             .filter(|n| !quoted.iter().chain(&reported).any(|q| q.contains(&n.start)))
             .collect();
+        let purposes = purpose::purpose_spans(text)
+            .into_iter()
+            .filter(|n| !quoted.iter().chain(&reported).any(|q| q.contains(&n.start)))
+            .collect();
         let locality = locality::of_request(text, &entities);
         let mut analysis = QueryAnalysis {
             entities,
             negated,
+            purposes,
             quoted,
             reported,
             locality,
@@ -116,6 +125,7 @@ impl QueryAnalysis {
         let mut cuts: Vec<(Range<usize>, std::borrow::Cow<'_, str>)> = self
             .negated
             .iter()
+            .chain(&self.purposes)
             .map(|r| (r.clone(), "".into()))
             .chain(
                 quotes
@@ -194,22 +204,35 @@ fn negated_spans(text: &str) -> Vec<Range<usize>> {
             continue;
         };
         let start = words[i].start;
-        let mut end = words[i + cue_len - 1].end;
-        let mut j = i + cue_len;
-        while j < words.len() && j < i + cue_len + NEGATION_WORDS {
-            if CLAUSE_ENDS.contains(&lower[j].as_str()) || breaks_clause(&text[end..words[j].start])
-            {
-                break;
-            }
-            end = words[j].end;
-            j += 1;
-        }
+        let (j, end) = clause_run(text, &words, &lower, i + cue_len, NEGATION_WORDS);
         if j > i + cue_len {
             out.push(start..end);
         }
         i = j.max(i + 1);
     }
     out
+}
+
+/// How far a phrase runs whose cue ends before word `from`: over at most `most` more words,
+/// up to the end of its clause. Returns the index of the first word after it and the byte
+/// where it ends (the cue's end when no word follows in the clause).
+fn clause_run(
+    text: &str,
+    words: &[Range<usize>],
+    lower: &[String],
+    from: usize,
+    most: usize,
+) -> (usize, usize) {
+    let mut end = words[from - 1].end;
+    let mut j = from;
+    while j < words.len() && j < from + most {
+        if CLAUSE_ENDS.contains(&lower[j].as_str()) || breaks_clause(&text[end..words[j].start]) {
+            break;
+        }
+        end = words[j].end;
+        j += 1;
+    }
+    (j, end)
 }
 
 /// Whether the text between two words ends a clause.
@@ -323,7 +346,7 @@ mod tests {
         #[test]
         fn hostile_text_analyses_at_character_boundaries(text in crate::hostile_text::text()) {
             let a = QueryAnalysis::of(&text);
-            let spans = a.entities.iter().map(|e| &e.span).chain(&a.negated).chain(&a.quoted).chain(&a.reported);
+            let spans = a.entities.iter().map(|e| &e.span).chain(&a.negated).chain(&a.purposes).chain(&a.quoted).chain(&a.reported);
             for r in spans {
                 proptest::prop_assert!(text.get(r.clone()).is_some(), "{r:?}");
             }

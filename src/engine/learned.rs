@@ -208,7 +208,8 @@ impl Engine {
                 unknown += 1;
                 continue;
             };
-            let embed_text = QueryTexts::of(&f.query, &QueryAnalysis::of(&f.query)).embed;
+            let embed_text =
+                QueryTexts::of(&f.query, &QueryAnalysis::of(&f.query), &self.web_topics).embed;
             let row = match row_of.get(&embed_text) {
                 Some(&row) => row,
                 None if requests.len() >= MAX_REQUESTS => continue,

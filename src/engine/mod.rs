@@ -19,7 +19,7 @@ mod suggest;
 mod texts;
 mod valid;
 
-use texts::QueryTexts;
+use texts::{QueryTexts, WebTopics};
 
 pub use crate::index::snapshot::SemanticStatus;
 pub use compare::{
@@ -63,6 +63,8 @@ pub struct Engine {
     snapshot: Arc<Snapshot>,
     /// What each tool's parameters take (by ordinal), for the affordance signal.
     affordances: Vec<Affordances>,
+    /// Product names that a request pointing at the web looks up rather than asks for.
+    web_topics: WebTopics,
     config: SearchConfig,
     /// The catalog's runnable and metadata-only twins, for `rank::prefer_runnable`.
     twins: crate::rank::Twins,
@@ -190,16 +192,18 @@ impl Engine {
                 0
             })
             .build();
-        let affordances = snapshot
+        let affordances: Vec<Affordances> = snapshot
             .catalog
             .tools()
             .iter()
             .map(Affordances::of)
             .collect();
+        let web_topics = WebTopics::of(snapshot.catalog.tools(), &affordances);
         let twins = crate::rank::Twins::from_tools(snapshot.catalog.tools());
         Engine {
             snapshot,
             affordances,
+            web_topics,
             config,
             twins,
             responses,

@@ -201,7 +201,7 @@ impl Engine {
             (max_results * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES)
         };
         let analysis = QueryAnalysis::of(&req.query);
-        let texts = QueryTexts::of(&req.query, &analysis);
+        let texts = QueryTexts::of(&req.query, &analysis, &self.web_topics);
         Ok(SearchPlan {
             req,
             vectors,

@@ -5,7 +5,9 @@
 //! repository named like a tool, a tool the request says not to use, or one named in the
 //! message ("tell the team that the helm install finished") is no evidence for that tool.
 
-use crate::analysis::{EntityKind, QueryAnalysis};
+use crate::analysis::{Affordances, EntityKind, Locality, QueryAnalysis};
+use crate::catalog::{split_identifier, ToolRecord};
+use std::collections::HashSet;
 
 /// What keyword and vector retrieval read.
 pub(crate) struct QueryTexts {
@@ -55,10 +57,14 @@ const EMBED_MASKED: &[EntityKind] = &[
 ];
 
 impl QueryTexts {
-    pub(crate) fn of(query: &str, analysis: &QueryAnalysis) -> QueryTexts {
+    pub(crate) fn of(query: &str, analysis: &QueryAnalysis, topics: &WebTopics) -> QueryTexts {
         let text = |kinds: &[EntityKind], quotes: bool| {
-            analysis
-                .masked(query, kinds, quotes)
+            let masked = analysis.masked(query, kinds, quotes);
+            let masked = match analysis.locality {
+                Some(Locality::Web) => topics.left_out(masked.as_deref().unwrap_or(query)),
+                _ => masked,
+            };
+            masked
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| query.to_string())
         };
@@ -69,6 +75,60 @@ impl QueryTexts {
     }
 }
 
+/// The products tools are named for ("terraform" of terraform_plan, "ripgrep"), where those
+/// tools work somewhere other than the web. In a request that points at the web ("search
+/// the web for news about Terraform's license change") such a name is what to look up, not
+/// a tool to use: the request's place rules that tool out. Left out of both texts, as a
+/// repository's name is; the names of tools that do work on the web stay.
+#[derive(Debug, Default)]
+pub(crate) struct WebTopics(HashSet<String>);
+
+/// The shortest product name left out: two letters ("gh", "fs") are as often other words.
+const MIN_TOPIC_LEN: usize = 3;
+
+impl WebTopics {
+    /// The first word of each tool's name (its product), for tools whose place is known and
+    /// is not the web, less every word of a web tool's name.
+    pub(crate) fn of(tools: &[ToolRecord], affordances: &[Affordances]) -> WebTopics {
+        let words = |t: &ToolRecord| -> Vec<String> {
+            let mut w = split_identifier(&t.name);
+            if w.is_empty() {
+                w = split_identifier(&t.tool_id);
+            }
+            w.iter().map(|w| w.to_lowercase()).collect()
+        };
+        let mut web_words = HashSet::new();
+        let mut products = HashSet::new();
+        for (tool, a) in tools.iter().zip(affordances) {
+            match a.locality {
+                Some(Locality::Web) => web_words.extend(words(tool)),
+                Some(_) => products.extend(words(tool).into_iter().next()),
+                None => {}
+            }
+        }
+        products.retain(|w| w.chars().count() >= MIN_TOPIC_LEN && !web_words.contains(w));
+        WebTopics(products)
+    }
+
+    /// `text` without the words that name a product of `self` (with a possessive "'s"), or
+    /// `None` when it names none.
+    fn left_out(&self, text: &str) -> Option<String> {
+        let names = |w: &str| {
+            let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+            let core = core
+                .strip_suffix("'s")
+                .or_else(|| core.strip_suffix("’s"))
+                .unwrap_or(core);
+            self.0.contains(&core.to_lowercase())
+        };
+        if !text.split_whitespace().any(names) {
+            return None;
+        }
+        let kept: Vec<&str> = text.split_whitespace().filter(|w| !names(w)).collect();
+        Some(kept.join(" "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,11 +136,11 @@ mod tests {
     #[test]
     fn names_of_things_are_no_keywords() {
         let q = "search issues in rust-lang/cargo about src/main.rs, without cloning it";
-        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
         assert_eq!(t.keyword, "search issues in repository about src/main.rs,");
         assert_eq!(t.embed, "search issues in repository about file ,");
         let plain = "convert a PDF to text";
-        let t = QueryTexts::of(plain, &QueryAnalysis::of(plain));
+        let t = QueryTexts::of(plain, &QueryAnalysis::of(plain), &WebTopics::default());
         assert_eq!(t.keyword, plain);
     }
 
@@ -91,7 +151,7 @@ mod tests {
         let q = "post in #deploys that api v1.4 is live";
         let a = QueryAnalysis::of(q);
         assert_eq!(a.kinds(), vec![EntityKind::Channel]);
-        let t = QueryTexts::of(q, &a);
+        let t = QueryTexts::of(q, &a, &WebTopics::default());
         assert!(t.keyword.starts_with("post in channel"), "{}", t.keyword);
         assert!(t.embed.starts_with("post in channel"), "{}", t.embed);
     }
@@ -99,7 +159,7 @@ mod tests {
     #[test]
     fn quoted_values_leave_the_embedding_but_not_the_keywords() {
         let q = r#"give me the definition of the word "resilience""#;
-        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
         assert_eq!(t.keyword, q);
         assert_eq!(t.embed, "give me the definition of the word text");
     }
@@ -107,15 +167,60 @@ mod tests {
     #[test]
     fn a_message_to_send_is_no_evidence_for_the_tools_it_names() {
         let q = "let the team know on Slack that the helm install for api-staging finished";
-        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
         assert_eq!(t.keyword, "let the team know on Slack that text");
         assert_eq!(t.embed, "let the team know on Slack that text");
+    }
+
+    /// "look on the web for how people fixed 'cargo build' failing" had put a registry
+    /// search named cargo first: in a request for the web, a product is the topic.
+    #[test]
+    fn a_product_named_in_a_request_for_the_web_is_its_topic() {
+        use crate::catalog::mcp::{blank_record, parameters_of};
+        let tool = |name: &str, description: &str, schema: serde_json::Value| {
+            let mut t = blank_record(name.into(), name.into(), "c".into());
+            t.description = description.into();
+            t.parameters = parameters_of(&schema);
+            t.input_schema = schema;
+            t
+        };
+        let path =
+            serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}});
+        let tools = [
+            tool("cargo_search", "searches crates", path.clone()),
+            tool("go_doc", "shows docs", path.clone()),
+            tool(
+                "fetch_url",
+                "fetches",
+                serde_json::json!({"type": "object",
+                "properties": {"url": {"type": "string"}}, "required": ["url"]}),
+            ),
+            tool("cargo_web", "runs a web search for crates", path.clone()),
+            tool("pretty", "formats text", serde_json::json!({})),
+        ];
+        let affordances: Vec<Affordances> = tools.iter().map(Affordances::of).collect();
+        let topics = WebTopics::of(&tools, &affordances);
+        // "cargo" names a web tool too; "go" is too short; "pretty" works nowhere in particular.
+        let mut words: Vec<&String> = topics.0.iter().collect();
+        words.sort();
+        assert!(words.is_empty(), "{words:?}");
+        let topics = WebTopics::of(&tools[..2], &affordances[..2]);
+        let q = "Cargo's build fails on the runner; look on the web for how people fixed it";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &topics);
+        assert_eq!(
+            t.keyword,
+            "build fails on the runner; look on the web for how people fixed it"
+        );
+        assert_eq!(t.embed, t.keyword);
+        // Not a request for the web: the product may be the tool asked for.
+        let q = "cargo search for an HTTP client";
+        assert_eq!(QueryTexts::of(q, &QueryAnalysis::of(q), &topics).keyword, q);
     }
 
     #[test]
     fn a_request_that_is_all_negation_keeps_its_words() {
         let q = "without docker";
-        let t = QueryTexts::of(q, &QueryAnalysis::of(q));
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
         assert_eq!(t.keyword, q);
     }
 }

@@ -31,6 +31,9 @@ fn repositories_paths_and_files_are_told_apart() {
     assert_eq!(k[0], (EntityKind::Repository, "helm/helm".into()), "{k:?}");
     let k = kinds("show the tree of helm/charts");
     assert_eq!(k[0].0, EntityKind::Path, "{k:?}");
+    // An organisation named like its project: "bug reports in helm/helm" had read as a file.
+    let k = kinds("any bug reports in helm/helm mentioning 'OCI timeout'?");
+    assert_eq!(k[0], (EntityKind::Repository, "helm/helm".into()), "{k:?}");
 }
 
 #[test]
