@@ -121,7 +121,10 @@ fn the_suite_reports_every_set_and_mode() {
     assert!(out.status.success(), "suite failed: {stderr}");
     let sets: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON report");
     let names: Vec<&str> = sets.iter().filter_map(|s| s["set"].as_str()).collect();
-    assert_eq!(names, ["metatool", "bfcl", "apibank", "agent", "agent2"]);
+    assert_eq!(
+        names,
+        ["metatool", "bfcl", "apibank", "agent", "agent2", "agent3"]
+    );
     for set in &sets {
         assert_eq!(set["half"], "test");
         let modes: Vec<&str> = set["modes"]

@@ -10,18 +10,23 @@ const SEQUENCE_CUES: &[&str] = &[
 ];
 
 /// Verbs that open an action: "... and list its callers" is a second step because "list" is
-/// one; "... and how it affected prices" is not.
+/// one; "... and how it affected prices" is not. Verbs that are as often nouns after "and"
+/// ("file", "log", "tag", "plan", "index") are left out.
 #[rustfmt::skip]
 const ACTION_VERBS: &[&str] = &[
-    "add", "analyse", "analyze", "build", "call", "check", "clone", "compare", "compile",
-    "convert", "count", "create", "debug", "delete", "deploy", "diff", "download", "edit",
-    "explain", "export", "extract", "fetch", "filter", "find", "fix", "get", "go", "grep",
-    "identify", "import", "inspect", "install", "jump", "list", "load", "locate", "look", "map",
-    "merge", "monitor", "navigate", "notify", "open", "parse", "post", "print", "pull", "push",
-    "query", "read", "rename", "replace", "report", "resolve", "retrieve", "review", "run",
-    "scan", "search", "see", "send", "show", "sort", "summarise", "summarize", "test", "trace",
-    "track", "translate", "update", "upload", "validate", "verify", "view", "visualise",
-    "visualize", "write",
+    "add", "analyse", "analyze", "announce", "apply", "approve", "assign",
+    "attach", "build", "bump", "call", "capture", "check", "clone", "close", "comment", "compare",
+    "compile", "convert", "copy", "count", "create", "debug", "delete", "deploy", "diff",
+    "download", "dump", "edit", "email", "execute", "explain", "export", "extract", "fetch",
+    "filter", "find", "fix", "get", "go", "grab", "grep", "identify", "import", "inspect",
+    "install", "invoke", "jump", "keep", "label", "launch", "lint", "list", "load", "locate",
+    "look", "map", "merge", "migrate", "mirror", "monitor", "move", "navigate", "notify", "nudge",
+    "open", "parse", "pick", "ping", "post", "print", "publish", "pull", "push", "query", "read",
+    "remove", "rename", "replace", "report", "resolve", "restart", "restore", "retrieve", "revert",
+    "review", "run", "save", "scan", "search", "see", "send", "share", "show", "sort", "start",
+    "stop", "summarise", "summarize", "swap", "tail", "tell", "test", "trace", "track",
+    "transcribe", "translate", "update", "upload", "validate", "verify", "view", "visualise",
+    "visualize", "wait", "write",
 ];
 
 /// Words that narrow what counts as done; each one makes a task harder to satisfy.
