@@ -38,7 +38,8 @@ const CONSTRAINT_CUES: &[&str] = &[
 ];
 
 /// The task's ordered steps: split on sentence ends, semicolons, numbered items and sequence
-/// cues, then on "and" or commas followed by an action verb. Each step keeps its own words.
+/// cues, then on "and" or commas followed by an action verb. Each step keeps its own words;
+/// a step that only points back ("locate it") joins the step it points at.
 pub fn steps(task: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sentence in split_sentences(task) {
@@ -47,6 +48,7 @@ pub fn steps(task: &str) -> Vec<String> {
         }
     }
     out.retain(|s| s.split_whitespace().count() >= 2);
+    let mut out = join_referring(out);
     if out.is_empty() {
         out.push(task.trim().to_string());
     }
@@ -254,6 +256,47 @@ fn strip_suffix_ascii_ci<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
     tail.eq_ignore_ascii_case(suffix).then(|| &text[..at])
 }
 
+/// Words that only point back at something named before ("locate it", "read them").
+#[rustfmt::skip]
+const REFERRING: &[&str] = &[
+    "it", "its", "them", "this", "that", "these", "those", "one", "ones", "there", "up", "out",
+    "the", "too", "again", "all", "both", "each",
+];
+
+/// A step that names nothing of its own ("locate it", "read them") is the previous step's
+/// object acted on: alone its retrieval matches the verb with anything. It joins the step
+/// before it (the first step joins the next).
+fn join_referring(steps: Vec<String>) -> Vec<String> {
+    let clean = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let referring = |s: &str| {
+        s.split_whitespace()
+            .skip(1)
+            .all(|w| REFERRING.contains(&clean(w).as_str()))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut pending: Option<String> = None;
+    for s in steps {
+        if referring(&s) {
+            match out.last_mut() {
+                Some(prev) => {
+                    prev.push_str(", ");
+                    prev.push_str(&s);
+                }
+                None => pending = Some(s),
+            }
+        } else if let Some(p) = pending.take() {
+            out.push(format!("{p}, {s}"));
+        } else {
+            out.push(s);
+        }
+    }
+    out.extend(pending);
+    out
+}
+
 /// Splits on " and " / ", " where the next word is an action verb.
 fn split_on_actions(clause: &str) -> Vec<String> {
     let words: Vec<&str> = clause.split_whitespace().collect();
@@ -359,6 +402,23 @@ mod tests {
                 "Work out the interest for 5 years",
                 "check the discounts on shares"
             ]
+        );
+    }
+
+    #[test]
+    fn a_step_naming_nothing_joins_its_neighbour() {
+        assert_eq!(
+            steps("Fastly has a status page somewhere; locate it, then read it all again"),
+            ["Fastly has a status page somewhere, locate it, read it all again"]
+        );
+        assert_eq!(
+            steps("find it; then open the newest log under /var/log"),
+            ["find it, open the newest log under /var/log"]
+        );
+        // A step with a noun of its own stays a step.
+        assert_eq!(
+            steps("find the config, then read it and check its port"),
+            ["find the config, read it", "check its port"]
         );
     }
 
