@@ -285,7 +285,14 @@ fn join_referring(steps: Vec<String>) -> Vec<String> {
                     prev.push_str(", ");
                     prev.push_str(&s);
                 }
-                None => pending = Some(s),
+                // Several at the start wait together for the first step that names something.
+                None => match &mut pending {
+                    Some(p) => {
+                        p.push_str(", ");
+                        p.push_str(&s);
+                    }
+                    None => pending = Some(s),
+                },
             }
         } else if let Some(p) = pending.take() {
             out.push(format!("{p}, {s}"));
@@ -414,6 +421,11 @@ mod tests {
         assert_eq!(
             steps("find it; then open the newest log under /var/log"),
             ["find it, open the newest log under /var/log"]
+        );
+        // Two at the start both join the first step that names something; none is lost.
+        assert_eq!(
+            steps("find it; then read it; then open the newest log under /var/log"),
+            ["find it, read it, open the newest log under /var/log"]
         );
         // A step with a noun of its own stays a step.
         assert_eq!(
