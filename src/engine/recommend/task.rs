@@ -267,14 +267,10 @@ const REFERRING: &[&str] = &[
 /// object acted on: alone its retrieval matches the verb with anything. It joins the step
 /// before it (the first step joins the next).
 fn join_referring(steps: Vec<String>) -> Vec<String> {
-    let clean = |w: &str| {
-        w.trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase()
-    };
     let referring = |s: &str| {
         s.split_whitespace()
             .skip(1)
-            .all(|w| REFERRING.contains(&clean(w).as_str()))
+            .all(|w| REFERRING.contains(&bare(w).as_str()))
     };
     let mut out: Vec<String> = Vec::new();
     let mut pending: Option<String> = None;
@@ -350,11 +346,15 @@ const ASKING: &[&str] = &[
 /// Whether every word of `words` only asks ("Can you", "Could you please").
 fn only_asking(words: &[&str]) -> bool {
     words.iter().all(|w| {
-        let w = w
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase();
+        let w = bare(w);
         w.is_empty() || ASKING.contains(&w.as_str())
     })
+}
+
+/// A word lowercased, without the punctuation around it: "It," -> "it".
+fn bare(word: &str) -> String {
+    word.trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
 }
 
 fn split_keep(text: &str, separators: &[&str]) -> Vec<String> {
