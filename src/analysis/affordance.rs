@@ -258,6 +258,15 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
             out.push(*kind);
         }
     }
+    // A path template's placeholders are parameters of their own, named like them.
+    for name in placeholders(&p.description) {
+        let words = split_identifier(name);
+        for (kind, names) in NAME_WORDS {
+            if names.iter().any(|n| words.iter().any(|w| w == n)) {
+                out.push(*kind);
+            }
+        }
+    }
     for (kind, phrases) in DESCRIPTION_PHRASES {
         if phrases.iter().any(|ph| description.contains(ph)) {
             out.push(*kind);
@@ -273,6 +282,19 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The names in a description's path template ("repos/{owner}/{repo}/releases"): segments
+/// only, since a `%{time_total}` or `page-{timestamp}` is a format's variable, not a value
+/// the parameter takes.
+fn placeholders(description: &str) -> impl Iterator<Item = &str> {
+    description.split("/{").skip(1).filter_map(|rest| {
+        let (name, _) = rest.split_once('}')?;
+        let ok = !name.is_empty()
+            && name.len() <= 32
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        ok.then_some(name)
+    })
 }
 
 /// Whether a path parameter takes directories: its name says so (`dir`, `directory`) or its
@@ -362,123 +384,5 @@ impl Affordances {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::mcp::{blank_record, parameters_of};
-    use serde_json::json;
-
-    fn tool(schema: Value) -> ToolRecord {
-        let mut t = blank_record("t".into(), "t".into(), "c".into());
-        t.parameters = parameters_of(&schema);
-        t.input_schema = schema;
-        t
-    }
-
-    #[test]
-    fn owner_and_repo_take_a_repository() {
-        let t = tool(json!({"type": "object", "properties": {
-            "owner": {"type": "string"}, "repo": {"type": "string"}, "path": {"type": "string"}}}));
-        let a = Affordances::of(&t);
-        assert_eq!(a.locality, Some(Locality::Remote));
-        let m = a.fit(&QueryAnalysis::of("read README.md in tokio-rs/axum"));
-        assert_eq!(m.score(), 1.0, "{m:?}");
-        assert_eq!(
-            m.reasons()[0],
-            "mentions a file path, and this tool takes path"
-        );
-        assert!(m.reasons().iter().any(|r| r.contains("owner and repo")));
-    }
-
-    #[test]
-    fn a_local_tool_disagrees_with_a_remote_request() {
-        let t = tool(json!({"type": "object", "properties": {
-            "pattern": {"type": "string", "description": "Regular expression"},
-            "path": {"type": "string"}}}));
-        let a = Affordances::of(&t);
-        assert_eq!(a.locality, Some(Locality::Local));
-        let m = a.fit(&QueryAnalysis::of(
-            "search rust-lang/cargo on GitHub for fn main",
-        ));
-        assert!(m.score() < 0.5, "{m:?}");
-        let none = a.fit(&QueryAnalysis::of("weather tomorrow"));
-        assert_eq!(none.score(), 0.0);
-    }
-
-    #[test]
-    fn a_container_image_fits_a_container_tool_and_not_an_ocr_one() {
-        let runner = tool(json!({"type": "object", "properties": {
-            "image": {"type": "string", "description": "Image to run, as NAME[:TAG]"}}}));
-        let ocr = tool(json!({"type": "object", "properties": {
-            "image": {"type": "string", "description": "Input image (PNG, JPEG)"}}}));
-        let q = QueryAnalysis::of("spin up redis:7 for the tests");
-        assert_eq!(Affordances::of(&runner).fit(&q).score(), 1.0);
-        assert_eq!(Affordances::of(&ocr).fit(&q).score(), 0.0);
-    }
-
-    #[test]
-    fn a_directory_and_a_depth_fit_a_lister_and_not_a_file_reader() {
-        let lister = tool(json!({"type": "object", "properties": {
-            "path": {"type": "string", "description": "Directory to list, relative to the root."},
-            "depth": {"type": "integer", "description": "How many levels to descend."}}}));
-        let reader = tool(json!({"type": "object", "properties": {
-            "path": {"type": "string",
-                     "description": "The file to read; must lie inside an allowed directory."}}}));
-        let q = QueryAnalysis::of("show the contents of terraform/modules/ two levels deep");
-        assert_eq!(
-            q.kinds(),
-            vec![EntityKind::Directory, EntityKind::Depth],
-            "{q:?}"
-        );
-        assert_eq!(Affordances::of(&lister).fit(&q).score(), 1.0);
-        assert_eq!(Affordances::of(&reader).fit(&q).score(), 0.0);
-        // A file is a path both take.
-        let file = QueryAnalysis::of("open terraform/modules/main.tf");
-        assert_eq!(Affordances::of(&reader).fit(&file).score(), 1.0);
-        assert_eq!(Affordances::of(&lister).fit(&file).score(), 1.0);
-    }
-
-    #[test]
-    fn a_named_registry_fits_a_tool_that_takes_an_ecosystem() {
-        let finder = tool(json!({"type": "object", "properties": {
-            "name": {"type": "string", "description": "Package to look up, e.g. 'express'."},
-            "ecosystem": {"type": "string", "description": "Registry to query: npm or python."}}}));
-        let q = QueryAnalysis::of("is there an npm library for rendering markdown?");
-        let m = Affordances::of(&finder).fit(&q);
-        assert_eq!(m.score(), 1.0, "{m:?}");
-        assert_eq!(
-            m.reasons(),
-            vec!["mentions a package registry, and this tool takes ecosystem".to_string()]
-        );
-    }
-
-    #[test]
-    fn an_environment_setting_fits_a_tool_that_takes_env() {
-        let runner = tool(json!({"type": "object", "properties": {
-            "image": {"type": "string"},
-            "env": {"type": "array", "description": "Environment variables, each KEY=VALUE."}}}));
-        let q = QueryAnalysis::of("start a throwaway Postgres with POSTGRES_PASSWORD=test");
-        assert_eq!(q.kinds(), vec![EntityKind::Setting]);
-        let m = Affordances::of(&runner).fit(&q);
-        assert_eq!(m.score(), 1.0, "{m:?}");
-        // A depth parameter is read by its name as well as its description.
-        let lister = tool(json!({"type": "object", "properties": {
-            "maxDepth": {"type": "integer"}}}));
-        let q = QueryAnalysis::of("list it two levels deep");
-        assert_eq!(Affordances::of(&lister).fit(&q).score(), 1.0);
-    }
-
-    #[test]
-    fn a_branch_fits_a_tool_that_takes_a_revision() {
-        let grep = tool(json!({"type": "object", "properties": {
-            "pattern": {"type": "string"},
-            "tree": {"type": "string", "description": "Commits, branches or tags to search"}}}));
-        let m = Affordances::of(&grep).fit(&QueryAnalysis::of(
-            "does `set_nonblocking` appear on the release/2.x branch?",
-        ));
-        assert!(
-            m.reasons()
-                .contains(&"mentions a branch, tag or commit, and this tool takes tree".into()),
-            "{m:?}"
-        );
-    }
-}
+#[path = "affordance_tests.rs"]
+mod tests;

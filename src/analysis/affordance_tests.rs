@@ -1,0 +1,147 @@
+//! Tests of `affordance`: what parameters take, read from schemas, and how requests fit.
+
+use super::*;
+use crate::catalog::mcp::{blank_record, parameters_of};
+use serde_json::json;
+
+fn tool(schema: Value) -> ToolRecord {
+    let mut t = blank_record("t".into(), "t".into(), "c".into());
+    t.parameters = parameters_of(&schema);
+    t.input_schema = schema;
+    t
+}
+
+#[test]
+fn owner_and_repo_take_a_repository() {
+    let t = tool(json!({"type": "object", "properties": {
+        "owner": {"type": "string"}, "repo": {"type": "string"}, "path": {"type": "string"}}}));
+    let a = Affordances::of(&t);
+    assert_eq!(a.locality, Some(Locality::Remote));
+    let m = a.fit(&QueryAnalysis::of("read README.md in tokio-rs/axum"));
+    assert_eq!(m.score(), 1.0, "{m:?}");
+    assert_eq!(
+        m.reasons()[0],
+        "mentions a file path, and this tool takes path"
+    );
+    assert!(m.reasons().iter().any(|r| r.contains("owner and repo")));
+}
+
+#[test]
+fn a_local_tool_disagrees_with_a_remote_request() {
+    let t = tool(json!({"type": "object", "properties": {
+        "pattern": {"type": "string", "description": "Regular expression"},
+        "path": {"type": "string"}}}));
+    let a = Affordances::of(&t);
+    assert_eq!(a.locality, Some(Locality::Local));
+    let m = a.fit(&QueryAnalysis::of(
+        "search rust-lang/cargo on GitHub for fn main",
+    ));
+    assert!(m.score() < 0.5, "{m:?}");
+    let none = a.fit(&QueryAnalysis::of("weather tomorrow"));
+    assert_eq!(none.score(), 0.0);
+}
+
+#[test]
+fn a_container_image_fits_a_container_tool_and_not_an_ocr_one() {
+    let runner = tool(json!({"type": "object", "properties": {
+        "image": {"type": "string", "description": "Image to run, as NAME[:TAG]"}}}));
+    let ocr = tool(json!({"type": "object", "properties": {
+        "image": {"type": "string", "description": "Input image (PNG, JPEG)"}}}));
+    let q = QueryAnalysis::of("spin up redis:7 for the tests");
+    assert_eq!(Affordances::of(&runner).fit(&q).score(), 1.0);
+    assert_eq!(Affordances::of(&ocr).fit(&q).score(), 0.0);
+}
+
+#[test]
+fn a_directory_and_a_depth_fit_a_lister_and_not_a_file_reader() {
+    let lister = tool(json!({"type": "object", "properties": {
+        "path": {"type": "string", "description": "Directory to list, relative to the root."},
+        "depth": {"type": "integer", "description": "How many levels to descend."}}}));
+    let reader = tool(json!({"type": "object", "properties": {
+        "path": {"type": "string",
+                 "description": "The file to read; must lie inside an allowed directory."}}}));
+    let q = QueryAnalysis::of("show the contents of terraform/modules/ two levels deep");
+    assert_eq!(
+        q.kinds(),
+        vec![EntityKind::Directory, EntityKind::Depth],
+        "{q:?}"
+    );
+    assert_eq!(Affordances::of(&lister).fit(&q).score(), 1.0);
+    assert_eq!(Affordances::of(&reader).fit(&q).score(), 0.0);
+    // A file is a path both take.
+    let file = QueryAnalysis::of("open terraform/modules/main.tf");
+    assert_eq!(Affordances::of(&reader).fit(&file).score(), 1.0);
+    assert_eq!(Affordances::of(&lister).fit(&file).score(), 1.0);
+}
+
+#[test]
+fn a_named_registry_fits_a_tool_that_takes_an_ecosystem() {
+    let finder = tool(json!({"type": "object", "properties": {
+        "name": {"type": "string", "description": "Package to look up, e.g. 'express'."},
+        "ecosystem": {"type": "string", "description": "Registry to query: npm or python."}}}));
+    let q = QueryAnalysis::of("is there an npm library for rendering markdown?");
+    let m = Affordances::of(&finder).fit(&q);
+    assert_eq!(m.score(), 1.0, "{m:?}");
+    assert_eq!(
+        m.reasons(),
+        vec!["mentions a package registry, and this tool takes ecosystem".to_string()]
+    );
+}
+
+#[test]
+fn an_environment_setting_fits_a_tool_that_takes_env() {
+    let runner = tool(json!({"type": "object", "properties": {
+        "image": {"type": "string"},
+        "env": {"type": "array", "description": "Environment variables, each KEY=VALUE."}}}));
+    let q = QueryAnalysis::of("start a throwaway Postgres with POSTGRES_PASSWORD=test");
+    assert_eq!(q.kinds(), vec![EntityKind::Setting]);
+    let m = Affordances::of(&runner).fit(&q);
+    assert_eq!(m.score(), 1.0, "{m:?}");
+    // A depth parameter is read by its name as well as its description.
+    let lister = tool(json!({"type": "object", "properties": {
+        "maxDepth": {"type": "integer"}}}));
+    let q = QueryAnalysis::of("list it two levels deep");
+    assert_eq!(Affordances::of(&lister).fit(&q).score(), 1.0);
+}
+
+#[test]
+fn a_branch_fits_a_tool_that_takes_a_revision() {
+    let grep = tool(json!({"type": "object", "properties": {
+        "pattern": {"type": "string"},
+        "tree": {"type": "string", "description": "Commits, branches or tags to search"}}}));
+    let m = Affordances::of(&grep).fit(&QueryAnalysis::of(
+        "does `set_nonblocking` appear on the release/2.x branch?",
+    ));
+    assert!(
+        m.reasons()
+            .contains(&"mentions a branch, tag or commit, and this tool takes tree".into()),
+        "{m:?}"
+    );
+}
+
+#[test]
+fn a_path_template_takes_what_its_placeholders_name() {
+    let api = tool(json!({"type": "object", "properties": {
+        "endpoint": {"type": "string",
+            "description": "REST path such as repos/{owner}/{repo}/releases"},
+        "format": {"type": "string",
+            "description": "Printed after the transfer, e.g. %{time_total}"}}}));
+    let a = Affordances::of(&api);
+    let m = a.fit(&QueryAnalysis::of("list the releases of tokio-rs/axum"));
+    assert!(
+        m.reasons()
+            .iter()
+            .any(|r| r == "mentions owner/repo, and this tool takes endpoint"),
+        "{m:?}"
+    );
+    // A format's variables are no placeholders of a path: `time_total` takes no date.
+    let dated = a.fit(&QueryAnalysis::of("releases since 2024-01-01"));
+    assert!(
+        !dated.reasons().iter().any(|r| r.contains("format")),
+        "{dated:?}"
+    );
+    assert_eq!(
+        placeholders("a/{b}/c {d} x/{e f}/{}").collect::<Vec<_>>(),
+        ["b"]
+    );
+}
