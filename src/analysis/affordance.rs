@@ -239,33 +239,34 @@ const FORMATS: &[(&str, EntityKind)] = &[
     ("regex", EntityKind::Regex),
 ];
 
+/// The kinds a parameter named `name` takes by its name's words (`NAME_WORDS`): "owner",
+/// "file_path", "maxDepth".
+fn named_kinds(name: &str) -> impl Iterator<Item = EntityKind> {
+    let words = split_identifier(name);
+    let joined = name.to_lowercase().replace(['_', '-'], "");
+    NAME_WORDS
+        .iter()
+        .filter(move |(_, names)| {
+            names
+                .iter()
+                .any(|n| words.iter().any(|w| w == n) || joined == *n)
+        })
+        .map(|(kind, _)| *kind)
+}
+
 /// The kinds one parameter takes.
 fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
     let words: Vec<String> = split_identifier(&p.name);
-    let joined = p.name.to_lowercase().replace(['_', '-'], "");
     let description = p.description.to_lowercase();
     let format = p
         .constraints
         .as_ref()
         .and_then(|c| c.get("format"))
         .and_then(Value::as_str);
-    let mut out: Vec<EntityKind> = Vec::new();
-    for (kind, names) in NAME_WORDS {
-        if names
-            .iter()
-            .any(|n| words.iter().any(|w| w == n) || joined == *n)
-        {
-            out.push(*kind);
-        }
-    }
-    // A path template's placeholders are parameters of their own, named like them.
+    let mut out: Vec<EntityKind> = named_kinds(&p.name).collect();
+    // A path template's placeholders are parameters of their own, read by their names.
     for name in placeholders(&p.description) {
-        let words = split_identifier(name);
-        for (kind, names) in NAME_WORDS {
-            if names.iter().any(|n| words.iter().any(|w| w == n)) {
-                out.push(*kind);
-            }
-        }
+        out.extend(named_kinds(name));
     }
     for (kind, phrases) in DESCRIPTION_PHRASES {
         if phrases.iter().any(|ph| description.contains(ph)) {
