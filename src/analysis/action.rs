@@ -278,12 +278,24 @@ fn stated<'a>(words: impl Iterator<Item = &'a str>) -> Option<Action> {
 /// already left out (see `QueryAnalysis::masked`).
 pub fn request_action(text: &str) -> Option<Action> {
     let lower = text.to_lowercase();
-    stated(
+    let words = || {
         lower
             .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty()),
-    )
+            .filter(|w| !w.is_empty())
+    };
+    // A yes-or-no question that names no doing asks whether something is so: "has anyone
+    // reported this?", "is there an official repository?". One with a verb of doing ("is it
+    // possible to add text?") asks for that.
+    let asks_whether = words().next().is_some_and(|w| YES_NO_OPENERS.contains(&w));
+    if asks_whether && words().all(|w| class_of(w).is_none()) {
+        return Some(Action::Read);
+    }
+    stated(words())
 }
+
+/// Words that open a yes-or-no question about what is. Not "do" and "can", which as often
+/// open a command ("do a backup") or a request to act ("can you book ...").
+const YES_NO_OPENERS: &[&str] = &["is", "are", "was", "were", "has", "have", "does", "did"];
 
 /// What a tool does: its annotations when they say, else the words of its name and id.
 /// Descriptions are not read: their opening words describe what a tool is for as often as
@@ -321,6 +333,16 @@ mod tests {
             Some(Action::Change)
         );
         assert_eq!(request_action("find a hotel and book it"), None);
+        // A yes-or-no question reads, unless it names what to do.
+        assert_eq!(
+            request_action("has anyone already reported the panic?"),
+            Some(Action::Read)
+        );
+        assert_eq!(
+            request_action("is it possible to add text to this image?"),
+            Some(Action::Change)
+        );
+        assert_eq!(request_action("do a backup of the disk"), None);
         assert_eq!(request_action("translate this sentence"), None);
     }
 

@@ -273,6 +273,9 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
             out.push(*kind);
         }
     }
+    if is_a_file(&description) {
+        out.push(EntityKind::Path);
+    }
     if let Some(kind) = format.and_then(|f| FORMATS.iter().find(|(n, _)| *n == f).map(|(_, k)| *k))
     {
         out.push(kind);
@@ -283,6 +286,37 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether a description opens by saying the parameter is a file: "Database file to open",
+/// "PDF file to read", "File of extra dictionary words". A parameter named `database` or
+/// `image` takes a path as surely as one named `file`. Not a file's property ("Output file
+/// format") and not a count or a choice about files ("Number of files to return", "Whether
+/// to include hidden files").
+fn is_a_file(description: &str) -> bool {
+    const BEFORE: &[&str] = &[
+        "of", "per", "to", "for", "in", "on", "with", "number", "max", "maximum", "many", "how",
+        "whether", "if", "no",
+    ];
+    #[rustfmt::skip]
+    const AFTER: &[&str] = &[
+        "format", "formats", "type", "types", "extension", "extensions", "size", "mode",
+        "count", "system", "name", "names", "content", "contents", "encoding", "permissions",
+    ];
+    let words: Vec<&str> = description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(5)
+        .collect();
+    let Some(at) = words
+        .iter()
+        .take(4)
+        .position(|w| matches!(*w, "file" | "files"))
+    else {
+        return false;
+    };
+    !words[..at].iter().any(|w| BEFORE.contains(w))
+        && !words.get(at + 1).is_some_and(|w| AFTER.contains(w))
 }
 
 /// The names in a description's path template ("repos/{owner}/{repo}/releases"): segments

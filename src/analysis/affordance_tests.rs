@@ -145,3 +145,27 @@ fn a_path_template_takes_what_its_placeholders_name() {
         ["b"]
     );
 }
+
+/// "top 10 most visited URLs in my places.sqlite" had not fitted the SQLite shell, whose
+/// file parameter is named `database`: a description that opens by calling the parameter
+/// a file says it takes a path.
+#[test]
+fn a_parameter_described_as_a_file_takes_a_path() {
+    let shell = tool(json!({"type": "object", "properties": {
+        "database": {"type": "string", "description": "Database file to open (positional)."},
+        "mode": {"type": "string", "description": "Output file format, e.g. csv."},
+        "limit": {"type": "integer", "description": "Number of files to return."}}}));
+    let m = Affordances::of(&shell).fit(&QueryAnalysis::of("count the rows in places.sqlite"));
+    assert!(
+        m.reasons()
+            .iter()
+            .any(|r| r == "mentions a file path, and this tool takes database"),
+        "{m:?}"
+    );
+    assert!(is_a_file("file of extra dictionary words, one per line"));
+    assert!(is_a_file("pdf file to read"));
+    assert!(!is_a_file("output file format"));
+    assert!(!is_a_file("number of files to return"));
+    assert!(!is_a_file("whether to include hidden files"));
+    assert!(!is_a_file("print the profile of each run"));
+}

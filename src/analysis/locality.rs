@@ -1,9 +1,9 @@
 //! Where a request points and where a tool works: on the user's machine, on a remote service
 //! (a code host, a registry) or on the open web. A request says so in phrases ("in my
-//! project", "on GitHub", "look it up online") and entities (`owner/repo`, `./src`); a tool
-//! in its input schema (a path, a repository, a URL to open) and in what its name and
-//! description say it does (a web search, a browser). The affordance signal counts a
-//! request's locality as one more thing a tool can take.
+//! project", "on GitHub", "look it up online") outside the values it carries, and in
+//! entities (`owner/repo`, `./src`); a tool in its input schema (a path, a repository, a URL
+//! to open) and in what its name and description say it does (a web search, a browser). The
+//! affordance signal counts a request's locality as one more thing a tool can take.
 
 use super::entities::{Entity, EntityKind};
 
@@ -98,6 +98,12 @@ const WEB_CUES: &[&str] = &[
     "web search",
     "web page",
     "web pages",
+    // A page open in a browser is on the web, and a browser is how to reach it.
+    "in the browser",
+    "in a browser",
+    "in my browser",
+    "in a real browser",
+    "in a headless browser",
 ];
 
 /// Words that may follow "online" when it says where to look ("look it up online", "search
@@ -127,7 +133,7 @@ const WEB_TOOL_PHRASES: &[&str] = &[
 /// Local, remote or the web, from the request's phrases and entities; None when it says
 /// none, or local and one of the others.
 pub(crate) fn of_request(text: &str, entities: &[Entity]) -> Option<Locality> {
-    let lower = text.to_lowercase();
+    let lower = outside_values(text, entities).to_lowercase();
     let web = has_phrase(&lower, WEB_CUES) || online_as_place(&lower);
     let remote = web
         || has_phrase(&lower, REMOTE_CUES)
@@ -145,6 +151,19 @@ pub(crate) fn of_request(text: &str, entities: &[Entity]) -> Option<Locality> {
         (false, true, false) => Some(Locality::Remote),
         _ => None,
     }
+}
+
+/// `text` with every entity's value blanked out (same length, so spans still hold): a cue
+/// word inside a value names a thing, not where to look. "data/local.db" is no local cue,
+/// ".github/workflows/ci.yml" no remote one.
+fn outside_values(text: &str, entities: &[Entity]) -> String {
+    let mut out = text.to_string();
+    for e in entities {
+        if let Some(value) = text.get(e.span.clone()) {
+            out.replace_range(e.span.clone(), &" ".repeat(value.len()));
+        }
+    }
+    out
 }
 
 /// What a tool's schema and text say about where it works.
@@ -241,6 +260,35 @@ mod tests {
         assert_eq!(of("any disruptions in internet connectivity?"), None);
         // Cues are whole words: "webhook" and "the website" are no web cues.
         assert_eq!(of("post to the webhook"), None);
+    }
+
+    /// "data/local.db" had made a request about a SQLite file local and
+    /// ".github/workflows/ci.yml" one about a workflow file remote: a cue inside a value is
+    /// part of a name.
+    #[test]
+    fn cues_inside_values_are_names() {
+        assert_eq!(of("what's in the sync_state table of data/local.db?"), None);
+        assert_eq!(of("bump node-version in .github/workflows/ci.yml"), None);
+        assert_eq!(of("fetch https://docs.github.com/en/actions"), None);
+        assert_eq!(
+            of("open data/local.db from my checkout"),
+            Some(Locality::Local)
+        );
+        assert_eq!(
+            of("read README.md of tokio-rs/axum on GitHub"),
+            Some(Locality::Remote)
+        );
+    }
+
+    /// A page open in a browser is on the web.
+    #[test]
+    fn a_browser_is_a_web_cue() {
+        assert_eq!(
+            of("screenshot the GitHub pull request page that's open in the browser"),
+            Some(Locality::Web)
+        );
+        assert_eq!(of("load it in a real browser"), Some(Locality::Web));
+        assert_eq!(of("write a browser extension"), None);
     }
 
     #[test]
