@@ -17,13 +17,14 @@ pub(crate) const MAX_TERM_BYTES: usize = 64;
 
 /// A deliberately small stop-word list: Lucene's English list plus the filler of requests
 /// ("how can I ...", "I need a tool that ..."). Words that carry intent in a tool request
-/// ("find", "search", "get", "list", "new", "all", "from") are kept on purpose.
+/// ("find", "search", "get", "list", "new", "all", "from") are kept on purpose. "s" and "t" are
+/// what an apostrophe leaves ("it's", "don't"): as terms they matched every "'s" of every tool.
 const STOP_WORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
     "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
     "they", "this", "to", "was", "will", "with", // Lucene's list ends here.
     "i", "me", "my", "we", "our", "you", "your", "can", "could", "would", "should", "do", "does",
-    "did", "how", "what", "which", "who", "want", "need", "please", "some",
+    "did", "how", "what", "which", "who", "want", "need", "please", "some", "s", "t",
 ];
 
 /// The word chain: `SimpleTokenizer` (split on anything not alphanumeric) ->

@@ -40,6 +40,9 @@ fn analyzer_chain() {
     assert_eq!(analyze("find, search, get"), ["find", "search", "get"]);
     assert!(analyze("?!-- ... //").is_empty());
     assert!(analyze("the and of to").is_empty());
+    // An apostrophe's leftovers are no terms: "it's" had matched every "'s" of every tool.
+    assert_eq!(analyze("what's in it? don't"), ["don"]);
+    assert_eq!(analyze("s3 bucket"), ["s3", "3", "bucket"]);
     // A term longer than MAX_TERM_BYTES is dropped, its parts are not.
     let long = format!("{}Tail", "x".repeat(MAX_TERM_BYTES));
     assert_eq!(analyze(&long), [&"x".repeat(MAX_TERM_BYTES), "tail"]);
