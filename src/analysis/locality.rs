@@ -134,7 +134,11 @@ const WEB_TOOL_PHRASES: &[&str] = &[
 /// none, or local and one of the others.
 pub(crate) fn of_request(text: &str, entities: &[Entity]) -> Option<Locality> {
     let lower = outside_values(text, entities).to_lowercase();
-    let web = has_phrase(&lower, WEB_CUES) || online_as_place(&lower);
+    let web = has_phrase(&lower, WEB_CUES)
+        || online_as_place(&lower)
+        || entities
+            .iter()
+            .any(|e| e.kind == EntityKind::Url && is_web_page(&text[e.span.clone()]));
     let remote = web
         || has_phrase(&lower, REMOTE_CUES)
         || entities.iter().any(|e| e.kind == EntityKind::Repository);
@@ -151,6 +155,27 @@ pub(crate) fn of_request(text: &str, entities: &[Entity]) -> Option<Locality> {
         (false, true, false) => Some(Locality::Remote),
         _ => None,
     }
+}
+
+/// Hosts whose URLs name repositories, issues and pull requests: remote things a code
+/// host's tools take, not pages to open.
+const CODE_HOSTS: &[&str] = &["github.com", "gitlab.com", "bitbucket.org", "codeberg.org"];
+
+/// Whether `url` is a web address outside the code hosts: the request that carries it is
+/// about the web whatever else it names ("the GitHub Actions docs at
+/// https://docs.github.com/..."). A code host's URL names a repository, an issue or a pull
+/// request, and an `s3://` or `gs://` one a bucket: remote things, not pages.
+fn is_web_page(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    let host = rest.split(['/', ':', '?', '#']).next().unwrap_or("");
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    !CODE_HOSTS.contains(&host)
 }
 
 /// `text` with every entity's value blanked out (same length, so spans still hold): a cue
@@ -269,7 +294,10 @@ mod tests {
     fn cues_inside_values_are_names() {
         assert_eq!(of("what's in the sync_state table of data/local.db?"), None);
         assert_eq!(of("bump node-version in .github/workflows/ci.yml"), None);
-        assert_eq!(of("fetch https://docs.github.com/en/actions"), None);
+        assert_eq!(
+            of("fetch https://docs.github.com/en/actions"),
+            Some(Locality::Web)
+        );
         assert_eq!(
             of("open data/local.db from my checkout"),
             Some(Locality::Local)

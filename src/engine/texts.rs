@@ -60,8 +60,12 @@ impl QueryTexts {
     pub(crate) fn of(query: &str, analysis: &QueryAnalysis, topics: &WebTopics) -> QueryTexts {
         let text = |kinds: &[EntityKind], quotes: bool| {
             let masked = analysis.masked(query, kinds, quotes);
+            // Products left out of the masked text, which stays as it is when the request
+            // names none.
             let masked = match analysis.locality {
-                Some(Locality::Web) => topics.left_out(masked.as_deref().unwrap_or(query)),
+                Some(Locality::Web) => topics
+                    .left_out(masked.as_deref().unwrap_or(query))
+                    .or(masked),
                 _ => masked,
             };
             masked
@@ -215,6 +219,17 @@ mod tests {
         // Not a request for the web: the product may be the tool asked for.
         let q = "cargo search for an HTTP client";
         assert_eq!(QueryTexts::of(q, &QueryAnalysis::of(q), &topics).keyword, q);
+    }
+
+    /// A request for the web that named no product had been read whole: its URL's words
+    /// ("kubernetes", "io") became keywords for the tools named like them.
+    #[test]
+    fn a_request_for_the_web_naming_no_product_keeps_its_masks() {
+        let q = "read the page at https://kubernetes.io/docs/reference/ without a browser";
+        let a = QueryAnalysis::of(q);
+        assert_eq!(a.locality, Some(Locality::Web));
+        let t = QueryTexts::of(q, &a, &WebTopics::default());
+        assert_eq!(t.keyword, "read the page at url");
     }
 
     #[test]

@@ -73,7 +73,7 @@ impl Engine {
     /// Answers a recommendation request.
     pub fn recommend(&self, req: &Valid<RecommendationRequest>) -> Result<RecommendationResponse> {
         let start = Instant::now();
-        let steps = task::steps(&req.task_description);
+        let steps = task::steps(&task::without_purposes(&req.task_description));
         let mut retrievals = self.retrievals(req, &steps)?;
         let linked = self.link_retrievals(req, &retrievals[0].response)?;
         retrievals.extend(linked);

@@ -55,6 +55,20 @@ pub fn steps(task: &str) -> Vec<String> {
     out
 }
 
+/// `task` with its purpose clauses left out ("so I can see why", "I'll paste them into the
+/// ticket myself"): the user's own later steps, which no tool is wanted for.
+pub fn without_purposes(task: &str) -> String {
+    let analysis = crate::analysis::QueryAnalysis::of(task);
+    let mut out = task.to_string();
+    // From the last, so that the earlier spans still hold.
+    for r in analysis.purposes.iter().rev() {
+        if task.get(r.clone()).is_some() {
+            out.replace_range(r.clone(), " ");
+        }
+    }
+    out
+}
+
 /// Narrower pieces of one step worth a retrieval of their own: clauses joined by "and" or
 /// a comma that have at least three words each ("the latest news about Tesla and how it
 /// affected the stock market"). A step with one clause has no facets.

@@ -155,3 +155,20 @@ fn constraints_and_context() {
     );
     assert!(inferred_context("convert a pdf", None).is_empty());
 }
+
+/// "...; I want to ask them about it on Slack afterwards" had been a step of its own, and
+/// the chat search its tool.
+#[test]
+fn the_users_own_later_step_is_no_step() {
+    let task = "find the line in src/ that raises 'quota exceeded' and who last modified it; \
+                I want to ask them about it on Slack afterwards";
+    assert_eq!(
+        steps(&without_purposes(task)),
+        ["find the line in src/ that raises 'quota exceeded' and who last modified it"]
+    );
+    let task = "show the last 100 lines so I can see why, then restart the service";
+    assert_eq!(
+        steps(&without_purposes(task)),
+        ["show the last 100 lines", "restart the service"]
+    );
+}
