@@ -169,6 +169,17 @@ impl Engine {
         })
     }
 
+    /// The sentences of `query`'s embedded text that a caller may embed beforehand to have
+    /// them scored on their own (see `retrieve::PART_SHARE`); none for a single sentence.
+    pub(super) fn embed_parts(&self, query: &str) -> Vec<String> {
+        let analysis = QueryAnalysis::of(query);
+        let texts = QueryTexts::of(query, &analysis, &self.web_topics);
+        super::retrieve::sentence_parts(&texts.embed)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The plan: mode, filters, candidate count and the query's texts. Semantic search
     /// asked for without a model is an error; hybrid falls back to keyword with a hint.
     fn plan<'a>(

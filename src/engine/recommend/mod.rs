@@ -125,8 +125,15 @@ impl Engine {
             },
             MAX_CONTEXT_CHARS,
         );
+        // The whole task's sentences, each scored on its own in the whole task's retrieval.
+        let parts: Vec<String> = queries
+            .iter()
+            .filter(|(kind, _)| *kind == Kind::Whole)
+            .flat_map(|(_, q)| self.embed_parts(q))
+            .collect();
         // One forward pass for every text this request embeds.
         let mut texts: Vec<&str> = queries.iter().map(|(_, q)| q.as_str()).collect();
+        texts.extend(parts.iter().map(String::as_str));
         if let Some(c) = &req.context {
             texts.push(c);
         }
