@@ -335,4 +335,18 @@ mod tests {
         );
         assert!(sentence_parts("Book a table for J. R. Smith near the office").is_empty());
     }
+
+    proptest::proptest! {
+        #![proptest_config(crate::hostile_text::config())]
+
+        #[test]
+        fn any_text_splits_into_pieces_of_itself(text in crate::hostile_text::text()) {
+            let parts = sentence_parts(&text);
+            proptest::prop_assert!(parts.len() != 1);
+            for part in parts {
+                proptest::prop_assert!(text.contains(part), "{part:?}");
+                proptest::prop_assert!(part.split_whitespace().count() >= 3);
+            }
+        }
+    }
 }

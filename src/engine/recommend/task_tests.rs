@@ -131,6 +131,7 @@ proptest::proptest! {
             proptest::prop_assert!(task.contains(&piece), "{piece:?}");
         }
         proptest::prop_assert!(!steps(&task).is_empty());
+        proptest::prop_assert!(!steps(&without_purposes(&task)).is_empty());
         for step in steps(&task) {
             let _ = facets(&step);
         }
