@@ -136,9 +136,9 @@ pub(crate) fn of_request(text: &str, entities: &[Entity]) -> Option<Locality> {
     let lower = outside_values(text, entities).to_lowercase();
     let web = has_phrase(&lower, WEB_CUES)
         || online_as_place(&lower)
-        || entities
-            .iter()
-            .any(|e| e.kind == EntityKind::Url && is_web_page(&text[e.span.clone()]));
+        || entities.iter().any(|e| {
+            e.kind == EntityKind::Url && text.get(e.span.clone()).is_some_and(is_web_page)
+        });
     let remote = web
         || has_phrase(&lower, REMOTE_CUES)
         || entities.iter().any(|e| e.kind == EntityKind::Repository);

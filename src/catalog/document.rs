@@ -280,12 +280,22 @@ fn group_words<'a>(
 
 /// Sentences: text up to '.', '!' or '?' followed by whitespace, or a line break.
 fn split_sentences(text: &str) -> Vec<&str> {
+    split_sentences_where(text, |_| true)
+}
+
+/// [`split_sentences`], where a full stop ends a sentence only when `full_stop_ends` says so
+/// of the text before it (a request's "Dr. Johnson" is one sentence).
+pub(crate) fn split_sentences_where(
+    text: &str,
+    full_stop_ends: impl Fn(&str) -> bool,
+) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         let end_mark = matches!(b, b'.' | b'!' | b'?')
-            && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+            && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace())
+            && (b != b'.' || full_stop_ends(&text[start..i]));
         if end_mark || b == b'\n' {
             let s = text[start..=i].trim();
             if !s.is_empty() {

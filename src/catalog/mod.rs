@@ -12,6 +12,7 @@ mod report;
 pub(crate) mod suggest;
 mod validate;
 
+pub(crate) use document::split_sentences_where;
 pub use document::{split_identifier, Passage, PassageKind, ToolDocument};
 pub use record::{
     ComplexityLevel, Execution, ParameterDefinition, PerformanceTier, ToolExample, ToolRecord,

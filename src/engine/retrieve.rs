@@ -202,27 +202,16 @@ const ABBREVIATIONS: &[&str] = &[
 ];
 
 /// The sentences of `text` worth a vector of their own: three words or more, two of them
-/// at least. Sentences end at `.`, `?` or `!` before a space, or at a line end; not at the
-/// full stop of an abbreviation or an initial.
+/// at least. Sentences end as the catalog's passages do (`.`, `?` or `!` before a space, or
+/// a line end), but not at the full stop of an abbreviation or an initial.
 pub(super) fn sentence_parts(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        let end = i + c.len_utf8();
-        let spaced = text[end..].chars().next().is_none_or(char::is_whitespace);
-        let word = text[..i]
+    let mut parts = crate::catalog::split_sentences_where(text, |before| {
+        let word = before
             .rsplit(|ch: char| ch.is_whitespace() || ch == '(')
             .next()
             .unwrap_or("");
-        let abbreviation = c == '.'
-            && (word.chars().count() == 1
-                || ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word)));
-        if (matches!(c, '.' | '?' | '!') && spaced && !abbreviation) || c == '\n' {
-            parts.push(text[start..end].trim());
-            start = end;
-        }
-    }
-    parts.push(text[start..].trim());
+        word.chars().count() != 1 && !ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word))
+    });
     parts.retain(|p| p.split_whitespace().count() >= 3);
     if parts.len() < 2 {
         parts.clear();
