@@ -97,7 +97,7 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
             .map(|(q, v)| {
                 let mut c: Vec<u32> = snap
                     .keyword
-                    .search(q, k, None)
+                    .search(*q, k, None)
                     .iter()
                     .map(|h| h.ordinal)
                     .collect();
@@ -132,7 +132,7 @@ fn stage_profile(label: &str, engine: &Engine, no_suggestions: &Engine, embedder
                         1 => drop(black_box(
                             no_suggestions.search_fresh(&req).expect("search"),
                         )),
-                        2 => drop(black_box(snap.keyword.search(q, k, None))),
+                        2 => drop(black_box(snap.keyword.search(*q, k, None))),
                         3 => drop(black_box(
                             sem.summaries.propose(v, k, None).expect("search"),
                         )),

@@ -109,7 +109,7 @@ impl Engine {
         for hit in self
             .snapshot
             .keyword
-            .score_ordinals(&texts.keyword, &unscored)
+            .score_ordinals(texts.keyword_query(), &unscored)
             .into_iter()
             .flatten()
         {

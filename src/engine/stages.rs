@@ -82,7 +82,7 @@ impl Engine {
             let keyword = if mode == SearchMode::Semantic {
                 Vec::new()
             } else {
-                snap.keyword.search(&texts.keyword, k, allow_fn())
+                snap.keyword.search(texts.keyword_query(), k, allow_fn())
             };
             let summaries = match (semantic, pipelined) {
                 // Err from recv: the pool side ended without a vector (its result says why).

@@ -3,15 +3,22 @@
 //! out, a message it asks to send read as "text", and the values of some entity kinds
 //! replaced by their kind's words (see `analysis::QueryAnalysis::masked`), so that a
 //! repository named like a tool, a tool the request says not to use, or one named in the
-//! message ("tell the team that the helm install finished") is no evidence for that tool.
+//! message ("tell the team that the helm install finished") is no evidence for that tool;
+//! and the words of paths and other values, which keyword retrieval reads as no evidence of
+//! a tool's name (`UNNAMED`).
 
 use crate::analysis::{Affordances, EntityKind, Locality, QueryAnalysis};
 use crate::catalog::{split_identifier, ToolRecord};
+use crate::index::keyword::{terms_only_within, KeywordQuery};
 use std::collections::HashSet;
+use std::ops::Range;
 
 /// What keyword and vector retrieval read.
 pub(crate) struct QueryTexts {
     pub(crate) keyword: String,
+    /// The analysed terms of `keyword` met only inside values of `UNNAMED` kinds: no
+    /// evidence of a tool's name (`KeywordQuery::unnamed`).
+    pub(crate) unnamed: Vec<String>,
     pub(crate) embed: String,
 }
 
@@ -28,6 +35,21 @@ const KEYWORD_MASKED: &[EntityKind] = &[
     EntityKind::Image,
     EntityKind::Setting,
     EntityKind::Channel,
+];
+
+/// Kinds whose values keyword retrieval reads in every field but the names: a file's name
+/// says what the task works on ("docker-compose.yml"), so its words are the task's words,
+/// but a tool named like one of them was not asked for. (The words are computed on the
+/// request itself, less what the keyword text leaves out.) Not
+/// symbols: a function named in code form is often the tool itself ("call
+/// `predict_house_price`"), and reading symbols so cost bfcl 0.1 NDCG@5 and its multi-tool
+/// search 1.1 on the tune halves. Paths, directories, patterns and SQL: agent requests +0.1
+/// on the multi-tool queries' NDCG@5, no other figure moved.
+const UNNAMED: &[EntityKind] = &[
+    EntityKind::Path,
+    EntityKind::Directory,
+    EntityKind::Regex,
+    EntityKind::Sql,
 ];
 
 /// Kinds whose values the query's embedding leaves out as well, with quoted text: a sentence
@@ -72,9 +94,25 @@ impl QueryTexts {
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| query.to_string())
         };
+        let spans_of = |kinds: &[EntityKind]| -> Vec<Range<usize>> {
+            let entities = analysis.entities.iter().filter(|e| kinds.contains(&e.kind));
+            entities.map(|e| e.span.clone()).collect()
+        };
+        // What the keyword text leaves out of the request.
+        let mut gone = spans_of(KEYWORD_MASKED);
+        gone.extend(analysis.negated.iter().chain(&analysis.purposes).cloned());
         QueryTexts {
             keyword: text(KEYWORD_MASKED, false),
+            unnamed: terms_only_within(query, &spans_of(UNNAMED), &gone),
             embed: text(EMBED_MASKED, true),
+        }
+    }
+
+    /// What the keyword index is asked.
+    pub(crate) fn keyword_query(&self) -> KeywordQuery<'_> {
+        KeywordQuery {
+            text: &self.keyword,
+            unnamed: &self.unnamed,
         }
     }
 }
@@ -230,6 +268,23 @@ mod tests {
         assert_eq!(a.locality, Some(Locality::Web));
         let t = QueryTexts::of(q, &a, &WebTopics::default());
         assert_eq!(t.keyword, "read the page at url");
+    }
+
+    /// "read the environment block in docker-compose.yml" had put a tool named docker first.
+    #[test]
+    fn a_path_s_words_are_no_names() {
+        let q = "read the environment block in docker-compose.yml, not in docker/cli";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
+        assert_eq!(
+            t.keyword,
+            "read the environment block in docker-compose.yml,"
+        );
+        assert!(t.unnamed.iter().any(|w| w == "docker"), "{:?}", t.unnamed);
+        assert!(!t.unnamed.iter().any(|w| w == "read" || w == "environ"));
+        assert_eq!(t.keyword_query().unnamed, &t.unnamed[..]);
+        let plain = "run the docker image";
+        let t = QueryTexts::of(plain, &QueryAnalysis::of(plain), &WebTopics::default());
+        assert!(t.unnamed.is_empty());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 use crate::catalog::ToolDocument;
 use crate::error::Error;
 pub use crate::rank::MatchedTerm;
+use std::ops::Range;
 use std::sync::Arc;
 use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -388,18 +389,19 @@ impl KeywordIndex {
     /// The `k` best documents for `query`, by score descending then ordinal ascending.
     /// `allow` is applied before the cut: when fewer than `k` allowed documents match, all of
     /// them come back. A query with no term left after analysis matches nothing.
-    pub fn search(
+    pub fn search<'q>(
         &self,
-        query: &str,
+        query: impl Into<KeywordQuery<'q>>,
         k: usize,
         allow: Option<&dyn Fn(u32) -> bool>,
     ) -> Vec<KeywordHit> {
-        let terms = query_terms(query);
+        let query = query.into();
+        let terms = query_terms(query.text);
         if terms.is_empty() || k == 0 {
             return Vec::new();
         }
-        let lists = self.impacts.term_lists(&terms);
-        let ids = self.coverage.ids(&query_words(&terms));
+        let lists = self.impacts.term_lists(&terms, query.unnamed);
+        let ids = self.coverage.ids(&query_words(&terms, query.unnamed));
         let factor = |o: u32| self.coverage.factor(o, &ids);
         self.impacts
             .top_k(&lists, k, allow, &factor)
@@ -413,11 +415,62 @@ impl KeywordIndex {
     }
 }
 
-/// The analysed words of a query's terms (its pairs left out).
-fn query_words(terms: &[QueryTerm]) -> Vec<&str> {
+/// A keyword query: its text, and the analysed terms of it that are no evidence of a tool's
+/// name (`unnamed`): words met only inside a path, a symbol or another value of the request
+/// ("docker-compose.yml" asks for no tool named docker). Such a term scores in every field
+/// of a tool but its names, and covers no part of a name (`coverage`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeywordQuery<'a> {
+    pub text: &'a str,
+    pub unnamed: &'a [String],
+}
+
+impl<'a> From<&'a str> for KeywordQuery<'a> {
+    fn from(text: &'a str) -> Self {
+        KeywordQuery { text, unnamed: &[] }
+    }
+}
+
+impl<'a> From<&'a String> for KeywordQuery<'a> {
+    fn from(text: &'a String) -> Self {
+        KeywordQuery::from(text.as_str())
+    }
+}
+
+/// The analysed terms (pairs of words included) of `text` that occur inside `spans` (byte
+/// ranges of `text`) and nowhere else but in `gone` (ranges the query leaves out): what a
+/// [`KeywordQuery`] reads as unnamed, sorted.
+pub fn terms_only_within(text: &str, spans: &[Range<usize>], gone: &[Range<usize>]) -> Vec<String> {
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    let within = |ranges: &[Range<usize>], from: usize, to: usize| {
+        ranges.iter().any(|s| s.start <= from && to <= s.end)
+    };
+    let mut analyzer = INDEXING_ANALYZER.clone();
+    let mut stream = analyzer.token_stream(text);
+    let mut inside: Vec<String> = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
+    while let Some(token) = stream.next() {
+        let (from, to) = (token.offset_from, token.offset_to);
+        if within(spans, from, to) {
+            inside.push(token.text.clone());
+        } else if !within(gone, from, to) {
+            outside.push(token.text.clone());
+        }
+    }
+    inside.retain(|t| !outside.contains(t));
+    inside.sort_unstable();
+    inside.dedup();
+    inside
+}
+
+/// The analysed words of a query's terms that can meet a name (its pairs and `unnamed`
+/// terms left out).
+fn query_words<'t>(terms: &'t [QueryTerm], unnamed: &[String]) -> Vec<&'t str> {
     terms
         .iter()
-        .filter(|t| !t.is_pair())
+        .filter(|t| !t.is_pair() && !unnamed.contains(&t.term))
         .map(|t| t.term.as_str())
         .collect()
 }

@@ -7,16 +7,21 @@
 //! candidates here closes that gap at the cost of one binary search per (candidate, term).
 
 use super::impacts::matched_pairs;
-use super::{query_terms, query_words, KeywordHit, KeywordIndex};
+use super::{query_terms, query_words, KeywordHit, KeywordIndex, KeywordQuery};
 
 impl KeywordIndex {
     /// BM25 of `query` (and the matched (field, term) pairs) for each tool ordinal in
     /// `ordinals`, in the order given; None for a tool that contains no query term. The same
     /// numbers `search` gives a tool in its top k.
-    pub fn score_ordinals(&self, query: &str, ordinals: &[u32]) -> Vec<Option<KeywordHit>> {
-        let terms = query_terms(query);
-        let lists = self.impacts.term_lists(&terms);
-        let ids = self.coverage.ids(&query_words(&terms));
+    pub fn score_ordinals<'q>(
+        &self,
+        query: impl Into<KeywordQuery<'q>>,
+        ordinals: &[u32],
+    ) -> Vec<Option<KeywordHit>> {
+        let query = query.into();
+        let terms = query_terms(query.text);
+        let lists = self.impacts.term_lists(&terms, query.unnamed);
+        let ids = self.coverage.ids(&query_words(&terms, query.unnamed));
         let factor = |o: u32| self.coverage.factor(o, &ids);
         ordinals
             .iter()

@@ -140,6 +140,9 @@ pub(super) struct TermList {
     pub(super) term: usize,
     range: Range<usize>,
     weight: Score,
+    /// False for a term that is no evidence of a name (`KeywordQuery::unnamed`): its postings
+    /// count without their names' part.
+    named: bool,
 }
 
 /// A tool's score for a query: the sum of its postings.
@@ -222,8 +225,8 @@ impl Impacts {
         Ok(out)
     }
 
-    /// The lists of the query terms present in the index.
-    pub(super) fn term_lists(&self, terms: &[QueryTerm]) -> Vec<TermList> {
+    /// The lists of the query terms present in the index, `unnamed` terms marked so.
+    pub(super) fn term_lists(&self, terms: &[QueryTerm], unnamed: &[String]) -> Vec<TermList> {
         terms
             .iter()
             .enumerate()
@@ -233,6 +236,7 @@ impl Impacts {
                     term,
                     range: a as usize..b as usize,
                     weight: t.weight(),
+                    named: !unnamed.contains(&t.term),
                 })
             })
             .collect()
@@ -267,15 +271,17 @@ impl Impacts {
             // Scores are positive (BM25's idf is), so 0 marks a tool not reached yet.
             for list in lists {
                 for at in list.range.clone() {
+                    let (score, name) = self.parts(list, at);
+                    if score <= 0.0 {
+                        continue;
+                    }
                     let o = self.ordinals[at];
                     let sum = &mut sums[o as usize];
                     if *sum == 0.0 {
                         reached.push(o);
                     }
-                    *sum += self.scores[at] * list.weight;
-                    if let Some(part) = self.name_part(at) {
-                        names[o as usize] += part * list.weight;
-                    }
+                    *sum += score;
+                    names[o as usize] += name;
                 }
             }
             // A heap of the k best so far, the worst on top: most tools fail the comparison
@@ -317,9 +323,10 @@ impl Impacts {
         let mut name: Score = 0.0;
         for list in lists {
             if let Some(at) = self.find(list, ordinal) {
-                *sum.get_or_insert(0.0) += self.scores[at] * list.weight;
-                if let Some(part) = self.name_part(at) {
-                    name += part * list.weight;
+                let (score, part) = self.parts(list, at);
+                if score > 0.0 {
+                    *sum.get_or_insert(0.0) += score;
+                    name += part;
                 }
             }
         }
@@ -329,11 +336,15 @@ impl Impacts {
         sum
     }
 
-    /// The names' part of the score at `at`, when the term occurs in the tool's names.
-    fn name_part(&self, at: usize) -> Option<Score> {
-        match self.name_shares[at] {
-            0 => None,
-            share => Some(self.scores[at] * Score::from(share) / 255.0),
+    /// The score of the posting at `at` of `list` and the names' part of it, both weighed by
+    /// the list's weight; an unnamed term's posting counts without its names' part.
+    fn parts(&self, list: &TermList, at: usize) -> (Score, Score) {
+        let score = self.scores[at] * list.weight;
+        let name = score * Score::from(self.name_shares[at]) / 255.0;
+        if list.named {
+            (score, name)
+        } else {
+            (score - name, 0.0)
         }
     }
 
@@ -369,7 +380,11 @@ pub(super) fn matched_pairs(
         if terms[list.term].is_pair() {
             continue;
         }
-        let mask = impacts.fields(list, ordinal);
+        let mut mask = impacts.fields(list, ordinal);
+        if !list.named {
+            // An unnamed term does not count as met in the names.
+            mask &= !NAMES_BIT;
+        }
         for (i, kind) in KeywordField::ALL.iter().enumerate() {
             if mask & (1 << i) == 0 {
                 continue;

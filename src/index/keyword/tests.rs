@@ -465,3 +465,45 @@ proptest::proptest! {
         }
     }
 }
+
+/// "read the environment block in docker-compose.yml" had put a tool named docker first on
+/// the path's word: a word met only inside a value counts in a tool's text, not its names.
+#[test]
+fn an_unnamed_term_scores_everywhere_but_in_names() {
+    let docs = [
+        doc(0, "docker run", "containers", "runs a container"),
+        doc(1, "file viewer", "", "shows docker compose files"),
+        doc(2, "weather", "", "forecasts"),
+    ];
+    let index = build(&docs);
+    let q = "read the environment block in docker-compose.yml";
+    let path = q.find("docker").unwrap()..q.len();
+    assert_eq!(ordinals(&index.search(q, 3, None)), [0, 1]);
+    let unnamed = terms_only_within(q, std::slice::from_ref(&path), &[]);
+    for word in ["docker", "compos", "yml"] {
+        assert!(unnamed.iter().any(|t| t == word), "{unnamed:?}");
+    }
+    assert!(!unnamed.iter().any(|t| t == "read" || t == "environ"));
+    let query = KeywordQuery {
+        text: q,
+        unnamed: &unnamed,
+    };
+    let hits = index.search(query, 3, None);
+    assert_eq!(ordinals(&hits), [1]);
+    // No name is reported as met either, and the exact scores agree with the search's.
+    assert!(hits[0].matched.iter().all(|(f, _)| *f != "names"));
+    let exact = index.score_ordinals(query, &[0, 1]);
+    assert!(exact[0].is_none());
+    assert_eq!(exact[1].as_ref().map(|h| h.bm25), Some(hits[0].bm25));
+    // A word met outside the values too stays a name's word.
+    let q = "docker: read docker-compose.yml";
+    let path = q.rfind("docker").unwrap()..q.len();
+    let unnamed = terms_only_within(q, std::slice::from_ref(&path), &[]);
+    assert!(!unnamed.iter().any(|t| t == "docker"), "{unnamed:?}");
+    assert!(unnamed.iter().any(|t| t == "compos"), "{unnamed:?}");
+    // Unless the query leaves that other place out.
+    let label = 0..7;
+    let unnamed = terms_only_within(q, std::slice::from_ref(&path), std::slice::from_ref(&label));
+    assert!(unnamed.iter().any(|t| t == "docker"), "{unnamed:?}");
+    assert!(terms_only_within(q, &[], &[]).is_empty());
+}
