@@ -280,14 +280,14 @@ fn group_words<'a>(
 
 /// Sentences: text up to '.', '!' or '?' followed by whitespace, or a line break.
 fn split_sentences(text: &str) -> Vec<&str> {
-    split_sentences_where(text, |_| true)
+    split_sentences_where(text, |_, _| true)
 }
 
 /// [`split_sentences`], where a full stop ends a sentence only when `full_stop_ends` says so
-/// of the text before it (a request's "Dr. Johnson" is one sentence).
+/// of the text before it and the text after it (a request's "Dr. Johnson" is one sentence).
 pub(crate) fn split_sentences_where(
     text: &str,
-    full_stop_ends: impl Fn(&str) -> bool,
+    full_stop_ends: impl Fn(&str, &str) -> bool,
 ) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -295,7 +295,7 @@ pub(crate) fn split_sentences_where(
     for (i, &b) in bytes.iter().enumerate() {
         let end_mark = matches!(b, b'.' | b'!' | b'?')
             && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace())
-            && (b != b'.' || full_stop_ends(&text[start..i]));
+            && (b != b'.' || full_stop_ends(&text[start..i], &text[i + 1..]));
         if end_mark || b == b'\n' {
             let s = text[start..=i].trim();
             if !s.is_empty() {

@@ -194,24 +194,39 @@ fn set_cosines(
 /// apibank -0.1, bfcl -0.1, the agent requests +0.3.
 const PART_SHARE: f64 = 0.9;
 
-/// Words whose full stop ends no sentence ("Dr. Johnson", "e.g. this").
+/// Words whose full stop ends no sentence: a title before a name ("Dr. Johnson") or what
+/// always introduces more ("e.g. this").
 #[rustfmt::skip]
-const ABBREVIATIONS: &[&str] = &[
-    "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "no", "approx",
-    "inc", "ltd", "co", "mt", "ft", "fig",
+const ABBREVIATIONS: &[&str] = &["dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "cf"];
+
+/// Words whose full stop ends a sentence only before a capital: "etc." closes a list as
+/// often as a sentence ("..., shots on target etc. Lastly, ...").
+#[rustfmt::skip]
+const CLOSING_ABBREVIATIONS: &[&str] = &[
+    "etc", "jr", "sr", "no", "approx", "inc", "ltd", "co", "mt", "ft", "fig",
 ];
 
-/// The sentences of `text` worth a vector of their own: three words or more, two of them
-/// at least. Sentences end as the catalog's passages do (`.`, `?` or `!` before a space, or
-/// a line end), but not at the full stop of an abbreviation or an initial.
-pub(super) fn sentence_parts(text: &str) -> Vec<&str> {
-    let mut parts = crate::catalog::split_sentences_where(text, |before| {
+/// The sentences of `text`: they end as the catalog's passages do (`.`, `?` or `!` before a
+/// space, or a line end), but not at the full stop of an abbreviation or an initial, nor at
+/// a question mark inside a URL or code.
+pub(super) fn sentences(text: &str) -> Vec<&str> {
+    crate::catalog::split_sentences_where(text, |before, after| {
         let word = before
             .rsplit(|ch: char| ch.is_whitespace() || ch == '(')
             .next()
             .unwrap_or("");
-        word.chars().count() != 1 && !ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word))
-    });
+        let is = |list: &[&str]| list.iter().any(|a| a.eq_ignore_ascii_case(word));
+        let capital_next = after.trim_start().starts_with(char::is_uppercase);
+        word.chars().count() != 1
+            && !is(ABBREVIATIONS)
+            && (!is(CLOSING_ABBREVIATIONS) || capital_next)
+    })
+}
+
+/// The sentences of `text` worth a vector of their own: three words or more, two of them
+/// at least.
+pub(super) fn sentence_parts(text: &str) -> Vec<&str> {
+    let mut parts = sentences(text);
     parts.retain(|p| p.split_whitespace().count() >= 3);
     if parts.len() < 2 {
         parts.clear();
@@ -323,6 +338,13 @@ mod tests {
             sentence_parts("Schedule an appointment with Dr. Johnson at Unity Hospital").is_empty()
         );
         assert!(sentence_parts("Book a table for J. R. Smith near the office").is_empty());
+        assert!(sentence_parts("Compare frameworks, e.g. React and Vue, for me").is_empty());
+        // "etc." ends one before a capital only.
+        assert_eq!(
+            sentence_parts("List shots, fouls etc. Lastly, find the stadium's size").len(),
+            2
+        );
+        assert!(sentence_parts("Count shots, fouls etc. for the last match").is_empty());
     }
 
     proptest::proptest! {

@@ -156,22 +156,21 @@ fn normalise(text: &str) -> String {
         .join(" ")
 }
 
+/// Sentences (`retrieve::sentences`), each cut again at a semicolon before a space or at
+/// its end: one inside code or a URL ("a;b") ends nothing.
 fn split_sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        let next = chars.get(i + 1).copied();
-        let ends = matches!(c, ';' | '\n' | '?' | '!')
-            || (c == '.' && next.is_none_or(char::is_whitespace));
-        if ends {
-            push_trimmed(&mut out, &current);
-            current.clear();
-        } else {
-            current.push(c);
+    for sentence in crate::engine::retrieve::sentences(text) {
+        let mut start = 0;
+        for (i, _) in sentence.match_indices(';') {
+            let next = sentence[i + 1..].chars().next();
+            if next.is_none_or(char::is_whitespace) {
+                push_trimmed(&mut out, &sentence[start..i]);
+                start = i + 1;
+            }
         }
+        push_trimmed(&mut out, &sentence[start..]);
     }
-    push_trimmed(&mut out, &current);
     // Numbered items ("1) find x 2) read y") become steps of their own.
     out.into_iter().flat_map(|s| split_numbered(&s)).collect()
 }
@@ -323,9 +322,10 @@ fn split_on_actions(clause: &str) -> Vec<String> {
     while i < words.len() {
         let w = words[i];
         let joiner = w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("also");
-        let next_is_action = words
-            .get(i + 1)
-            .is_some_and(|n| ACTION_VERBS.contains(&n.to_lowercase().trim_matches(',')));
+        let next_is_action = words.get(i + 1).is_some_and(|n| {
+            ACTION_VERBS.contains(&n.to_lowercase().trim_matches(','))
+                || imperative(n, words.get(i + 2).copied())
+        });
         // Looked at only before a verb: a long clause is not re-read at every word.
         let asks_only = next_is_action && only_asking(&current);
         if joiner && next_is_action && current.len() >= 2 && !asks_only {
@@ -347,6 +347,46 @@ fn split_on_actions(clause: &str) -> Vec<String> {
     }
     push_trimmed(&mut out, &current.join(" "));
     out
+}
+
+/// Words that open an object: after a verb they say it is one ("and reshape the JSON",
+/// "and give me ...").
+#[rustfmt::skip]
+const OBJECT_OPENERS: &[&str] = &[
+    "the", "a", "an", "its", "their", "that", "those", "these", "this", "me", "us", "them", "it",
+    "each", "every", "all", "my", "our", "his", "her", "your",
+];
+
+/// Words that are no verb before an object opener ("and how it ...", "and for the ...").
+#[rustfmt::skip]
+const NOT_VERBS: &[&str] = &[
+    "how", "what", "which", "who", "whom", "whose", "where", "when", "why", "whether", "if",
+    "the", "a", "an", "its", "their", "that", "those", "these", "this", "it", "them", "me", "us",
+    "i", "we", "you", "he", "she", "they", "my", "our", "your", "his", "her", "all", "each",
+    "every", "for", "from", "to", "in", "on", "at", "by", "with", "without", "of", "about",
+    "into", "onto", "over", "under", "after", "before", "between", "through", "during", "then",
+    "also", "and", "or", "but", "so", "not", "is", "are", "was", "were", "be", "been", "has",
+    "have", "had", "do", "does", "did", "can", "could", "will", "would", "should", "may",
+    "might", "must", "shall", "see", "more", "most", "less", "least", "other", "another", "any",
+    "some", "both", "either", "neither", "only", "just", "even", "still", "now", "here", "there",
+];
+
+/// Whether `word` reads as an imperative verb by its frame: a plain lower-case word, not a
+/// function word nor inflected ("-s", "-ed", "-ing", "-ly"), followed by a word that opens
+/// an object. Catches verbs no list has ("and reshape the JSON", "and let me know") in any
+/// catalog's domain. Tune halves, recommend's all gold tools in five on the multi-tool
+/// queries: MetaTool 48.6 -> 49.2; bfcl, apibank and the agent sets unchanged (the third
+/// agent set's gold recall 85.3 -> 84.8).
+fn imperative(word: &str, next: Option<&str>) -> bool {
+    let Some(next) = next else {
+        return false;
+    };
+    let plain = word.len() >= 3
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !NOT_VERBS.contains(&word)
+        && (!word.ends_with('s') || word.ends_with("ss"))
+        && !["ed", "ing", "ly"].iter().any(|e| word.ends_with(e));
+    plain && OBJECT_OPENERS.contains(&bare(next).as_str())
 }
 
 /// Words that ask without saying what: "Can you also find ..." is one step, not "Can you"

@@ -26,6 +26,51 @@ fn sentences_numbers_and_cues_split_steps() {
     );
 }
 
+/// "GET https://api.acme.com/v2/orders?status=open ..." had been cut at the URL's question
+/// mark: a sentence ends at a mark before a space, never inside a URL or code.
+#[test]
+fn marks_inside_urls_and_code_end_no_step() {
+    assert_eq!(
+        steps("GET https://api.acme.com/v2/orders?status=open!x with my API key"),
+        ["GET https://api.acme.com/v2/orders?status=open!x with my API key"]
+    );
+    assert_eq!(
+        steps("run `a;b` in the shell; show me the output;"),
+        ["run `a;b` in the shell", "show me the output"]
+    );
+    // Nor at an abbreviation's full stop.
+    assert_eq!(
+        steps("email Dr. Smith the report. Then list the open issues"),
+        ["email Dr. Smith the report", "list the open issues"]
+    );
+}
+
+/// A verb of no list is read by its frame: a plain word after "and" or a comma, followed by
+/// a word that opens an object.
+#[test]
+fn a_verb_before_its_object_opens_a_step() {
+    assert_eq!(
+        steps("fetch the orders as JSON and reshape the result into id and total"),
+        [
+            "fetch the orders as JSON",
+            "reshape the result into id and total"
+        ]
+    );
+    assert_eq!(
+        steps("find job openings and let me know about discounted courses"),
+        ["find job openings", "let me know about discounted courses"]
+    );
+    // Not a question word, an inflected word or a function word.
+    for one in [
+        "the latest news about Tesla and how it affected the stock market",
+        "the tool that finds files and returns their sizes",
+        "list the pods and their restarts",
+        "weather in Paris and London this week",
+    ] {
+        assert_eq!(steps(one), [one], "{one}");
+    }
+}
+
 #[test]
 fn steps_lose_dangling_joiners_and_quotes() {
     assert_eq!(
