@@ -23,9 +23,10 @@ pub(crate) struct QueryTexts {
 }
 
 /// Kinds whose values keyword retrieval reads as their kind's word: names of things (a
-/// repository, a package, a URL, an address, a channel) say nothing about the task, and a tool named
-/// like one of them is not what was asked for. Paths and symbols stay: a file's name and
-/// extension ("Dockerfile", ".py") are often the task's own words.
+/// repository, a package, a URL, an address, a channel) say nothing about the task, and a
+/// tool named like one of them is not what was asked for. Paths and symbols stay: a file's
+/// name and extension ("Dockerfile", ".py") are often the task's own words (though a
+/// path's words name no tool, `UNNAMED`).
 const KEYWORD_MASKED: &[EntityKind] = &[
     EntityKind::Repository,
     EntityKind::Package,
@@ -39,12 +40,12 @@ const KEYWORD_MASKED: &[EntityKind] = &[
 
 /// Kinds whose values keyword retrieval reads in every field but the names: a file's name
 /// says what the task works on ("docker-compose.yml"), so its words are the task's words,
-/// but a tool named like one of them was not asked for. (The words are computed on the
-/// request itself, less what the keyword text leaves out.) Not
-/// symbols: a function named in code form is often the tool itself ("call
-/// `predict_house_price`"), and reading symbols so cost bfcl 0.1 NDCG@5 and its multi-tool
-/// search 1.1 on the tune halves. Paths, directories, patterns and SQL: agent requests +0.1
-/// on the multi-tool queries' NDCG@5, no other figure moved.
+/// but a tool named like one of them was not asked for. The words are found in the request
+/// itself, less what the keyword text leaves out. Not symbols: a function named in code
+/// form is often the tool itself ("call `predict_house_price`"), and reading symbols so
+/// cost bfcl 0.1 NDCG@5 and its multi-tool search 1.1 on the tune halves. Paths,
+/// directories, patterns and SQL: the agent requests' multi-tool NDCG@5 +0.1, no other
+/// figure moved.
 const UNNAMED: &[EntityKind] = &[
     EntityKind::Path,
     EntityKind::Directory,

@@ -13,7 +13,6 @@
 use crate::catalog::ToolDocument;
 use crate::error::Error;
 pub use crate::rank::MatchedTerm;
-use std::ops::Range;
 use std::sync::Arc;
 use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -26,6 +25,7 @@ pub use super::analyzer::{analyze, analyzer, IdentifierSplit, TOKENIZER_NAME};
 use super::analyzer::{indexing_analyzer, INDEXING_ANALYZER, PAIR_JOINER};
 use coverage::{NameCoverage, NAME_FLOOR};
 use impacts::{matched_pairs, Impacts};
+pub use query::{terms_only_within, KeywordQuery};
 use tantivy::{Index, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 /// Arena given to the single indexing thread. The arena grows page by page, so a small
@@ -415,56 +415,6 @@ impl KeywordIndex {
     }
 }
 
-/// A keyword query: its text, and the analysed terms of it that are no evidence of a tool's
-/// name (`unnamed`): words met only inside a path, a symbol or another value of the request
-/// ("docker-compose.yml" asks for no tool named docker). Such a term scores in every field
-/// of a tool but its names, and covers no part of a name (`coverage`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct KeywordQuery<'a> {
-    pub text: &'a str,
-    pub unnamed: &'a [String],
-}
-
-impl<'a> From<&'a str> for KeywordQuery<'a> {
-    fn from(text: &'a str) -> Self {
-        KeywordQuery { text, unnamed: &[] }
-    }
-}
-
-impl<'a> From<&'a String> for KeywordQuery<'a> {
-    fn from(text: &'a String) -> Self {
-        KeywordQuery::from(text.as_str())
-    }
-}
-
-/// The analysed terms (pairs of words included) of `text` that occur inside `spans` (byte
-/// ranges of `text`) and nowhere else but in `gone` (ranges the query leaves out): what a
-/// [`KeywordQuery`] reads as unnamed, sorted.
-pub fn terms_only_within(text: &str, spans: &[Range<usize>], gone: &[Range<usize>]) -> Vec<String> {
-    if spans.is_empty() {
-        return Vec::new();
-    }
-    let within = |ranges: &[Range<usize>], from: usize, to: usize| {
-        ranges.iter().any(|s| s.start <= from && to <= s.end)
-    };
-    let mut analyzer = INDEXING_ANALYZER.clone();
-    let mut stream = analyzer.token_stream(text);
-    let mut inside: Vec<String> = Vec::new();
-    let mut outside: Vec<String> = Vec::new();
-    while let Some(token) = stream.next() {
-        let (from, to) = (token.offset_from, token.offset_to);
-        if within(spans, from, to) {
-            inside.push(token.text.clone());
-        } else if !within(gone, from, to) {
-            outside.push(token.text.clone());
-        }
-    }
-    inside.retain(|t| !outside.contains(t));
-    inside.sort_unstable();
-    inside.dedup();
-    inside
-}
-
 /// The analysed words of a query's terms that can meet a name (its pairs and `unnamed`
 /// terms left out).
 fn query_words<'t>(terms: &'t [QueryTerm], unnamed: &[String]) -> Vec<&'t str> {
@@ -499,6 +449,7 @@ fn query_terms(query: &str) -> Vec<QueryTerm> {
 mod coverage;
 mod exact;
 mod impacts;
+mod query;
 #[cfg(test)]
 mod reference;
 
