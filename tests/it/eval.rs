@@ -123,7 +123,17 @@ fn the_suite_reports_every_set_and_mode() {
     let names: Vec<&str> = sets.iter().filter_map(|s| s["set"].as_str()).collect();
     assert_eq!(
         names,
-        ["metatool", "bfcl", "apibank", "agent", "agent2", "agent3"]
+        [
+            "metatool",
+            "bfcl",
+            "apibank",
+            "agent",
+            "agent2",
+            "agent3",
+            "agent-mcp",
+            "agent2-mcp",
+            "agent3-mcp"
+        ]
     );
     for set in &sets {
         assert_eq!(set["half"], "test");
@@ -191,4 +201,48 @@ fn eval_reads_a_tools_list_result() {
     let reports: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let hybrid = reports.iter().find(|r| r["mode"] == "hybrid").unwrap();
     assert_eq!(hybrid["recall_at_1"], 100.0, "{reports:?}");
+}
+
+/// `eval/mcp/tools.jsonl` is the shipped catalog in MCP shape (`eval/mcp/convert.py`): the
+/// suite's `*-mcp` sets measure what the catalog's tools are worth when a server gives only
+/// names, descriptions and input schemas. A catalog change without re-running the script
+/// would quietly measure an older catalog.
+#[test]
+fn the_mcp_shaped_set_is_the_catalog_of_today() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("eval/mcp/tools.jsonl")).unwrap();
+    let entries: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut records = Vec::new();
+    for category in std::fs::read_dir(root.join("catalog")).unwrap() {
+        let category = category.unwrap().path();
+        if !category.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&category).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_some_and(|e| e == "json") {
+                let record: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+                records.push(record);
+            }
+        }
+    }
+    let stale = "re-run python3 eval/mcp/convert.py";
+    assert_eq!(entries.len(), records.len(), "{stale}");
+    for record in &records {
+        let id = &record["tool_id"];
+        let entry = entries
+            .iter()
+            .find(|e| &e["name"] == id)
+            .unwrap_or_else(|| panic!("{id} missing: {stale}"));
+        assert_eq!(entry["title"], record["name"], "{id}: {stale}");
+        assert_eq!(entry["description"], record["description"], "{id}: {stale}");
+        assert_eq!(
+            entry["inputSchema"], record["input_schema"],
+            "{id}: {stale}"
+        );
+    }
 }
