@@ -3,7 +3,12 @@
 //! query and summed with weights 0.3 and 0.7. It is what an agent developer gets from an
 //! afternoon with a sentence model and a BM25 library; a ranking change that does not beat it
 //! on sets it was not tuned on is not a gain.
+//!
+//! Its second form puts every parameter ("name: description") in the document too: the
+//! naive way to index a catalog with input schemas, against which the engine's own use of
+//! parameters has to show its worth.
 
+use super::Mode;
 use crate::catalog::ToolRecord;
 use crate::embed::Embedder;
 use crate::error::Result;
@@ -18,6 +23,8 @@ const BATCH: usize = 64;
 
 /// The baseline's index of one catalog.
 pub struct Baseline {
+    /// `Mode::Baseline`, or `Mode::BaselineParameters` for documents with parameters.
+    mode: Mode,
     ids: Vec<String>,
     /// Term frequencies of each document.
     docs: Vec<HashMap<String, u32>>,
@@ -45,12 +52,46 @@ pub(crate) fn embed_all(embedder: &dyn Embedder, texts: &[String]) -> Result<Vec
     Ok(out)
 }
 
+/// The baseline's document of each tool: "name. description", and with `parameters` each
+/// parameter's "name: description." after it.
+pub(crate) fn documents(tools: &[ToolRecord], parameters: bool) -> Vec<String> {
+    tools
+        .iter()
+        .map(|t| {
+            let mut text = format!("{}. {}", t.name, t.description);
+            if parameters {
+                for p in &t.parameters {
+                    text.push_str(&format!(" {}: {}.", p.name, p.description));
+                }
+            }
+            text
+        })
+        .collect()
+}
+
 impl Baseline {
+    /// The baseline of "name. description" documents.
     pub fn build(tools: &[ToolRecord], embedder: &dyn Embedder) -> Result<Baseline> {
-        let texts: Vec<String> = tools
-            .iter()
-            .map(|t| format!("{}. {}", t.name, t.description))
-            .collect();
+        Baseline::of(tools, documents(tools, false), Mode::Baseline, embedder)
+    }
+
+    /// The baseline whose documents carry the parameters too.
+    pub fn with_parameters(tools: &[ToolRecord], embedder: &dyn Embedder) -> Result<Baseline> {
+        let texts = documents(tools, true);
+        Baseline::of(tools, texts, Mode::BaselineParameters, embedder)
+    }
+
+    /// What produced this baseline's rankings.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    fn of(
+        tools: &[ToolRecord],
+        texts: Vec<String>,
+        mode: Mode,
+        embedder: &dyn Embedder,
+    ) -> Result<Baseline> {
         let mut df: HashMap<String, u32> = HashMap::new();
         let mut docs = Vec::with_capacity(texts.len());
         let mut lengths = Vec::with_capacity(texts.len());
@@ -68,6 +109,7 @@ impl Baseline {
         }
         let avg_length = lengths.iter().sum::<f64>() / lengths.len().max(1) as f64;
         Ok(Baseline {
+            mode,
             ids: tools.iter().map(|t| t.tool_id.clone()).collect(),
             docs,
             lengths,
@@ -140,6 +182,7 @@ mod tests {
     fn bm25_prefers_the_rarer_matching_word() {
         let docs = ["weather forecast today", "stock prices today", "weather"];
         let mut b = Baseline {
+            mode: Mode::Baseline,
             ids: vec!["a".into(), "b".into(), "c".into()],
             docs: Vec::new(),
             lengths: Vec::new(),
@@ -163,6 +206,29 @@ mod tests {
         let s = b.bm25("Weather, today?");
         assert!(s[2] > s[1] && s[0] > s[1]);
         assert_eq!(b.rank("stock", &[0.0], 1), vec!["b"]);
+    }
+
+    #[test]
+    fn the_second_form_puts_the_parameters_in_the_document() {
+        let tool: crate::catalog::mcp::McpTool = serde_json::from_value(serde_json::json!({
+            "name": "get_forecast",
+            "description": "Weather ahead.",
+            "inputSchema": {"type": "object", "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "days": {"type": "integer"}}}
+        }))
+        .unwrap();
+        let tools = [crate::catalog::mcp::record_from_mcp(
+            &tool,
+            None,
+            "w.get_forecast".into(),
+            "c".into(),
+        )];
+        assert_eq!(documents(&tools, false), ["get_forecast. Weather ahead."]);
+        assert_eq!(
+            documents(&tools, true),
+            ["get_forecast. Weather ahead. city: City name. days: ."]
+        );
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub fn run_baseline(
     let texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
     let vectors = baseline::embed_all(embedder, &texts)?;
     let mut next = vectors.iter();
-    score(queries, Mode::Baseline, |q| {
+    score(queries, baseline.mode(), |q| {
         let qv = next.next().map_or(&[][..], Vec::as_slice);
         Ok(baseline
             .rank(&q.query, qv, 10)
@@ -157,6 +157,8 @@ pub fn run_baseline(
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Baseline,
+    /// The baseline whose documents carry each parameter's name and description too.
+    BaselineParameters,
     #[serde(untagged)]
     Engine(SearchMode),
 }
@@ -165,6 +167,7 @@ impl Mode {
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Baseline => "baseline",
+            Mode::BaselineParameters => "baseline_parameters",
             Mode::Engine(m) => m.as_str(),
         }
     }
