@@ -256,6 +256,7 @@ pub fn render(reports: &[SetReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::Mode;
 
     fn q(id: &str, relevant: &[&str]) -> EvalQuery {
         EvalQuery {
@@ -263,6 +264,52 @@ mod tests {
             query: id.into(),
             relevant: relevant.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    fn report(set: &str, modes: &[(Mode, f64)]) -> SetReport {
+        SetReport {
+            set: set.into(),
+            half: Half::Test,
+            tools: 3,
+            modes: modes
+                .iter()
+                .map(|&(mode, ndcg)| ModeReport {
+                    mode,
+                    queries: 10,
+                    recall_at_1: 50.0,
+                    recall_at_5: 90.0,
+                    ndcg_at_5: ndcg,
+                    mrr_at_10: 0.0,
+                    queries_per_second: 0.0,
+                })
+                .collect(),
+            multi: None,
+        }
+    }
+
+    /// The baseline with parameters has its own column, "-" for a set without parameters;
+    /// "vs base" is the lead over the first form.
+    #[test]
+    fn the_table_shows_both_baselines() {
+        use SearchMode::{Hybrid, Keyword, Semantic};
+        let plain = [
+            (Mode::Baseline, 60.0),
+            (Mode::Engine(Keyword), 50.0),
+            (Mode::Engine(Semantic), 55.0),
+            (Mode::Engine(Hybrid), 70.0),
+        ];
+        let mut with = plain.to_vec();
+        with.insert(1, (Mode::BaselineParameters, 66.5));
+        let table = render(&[report("lean", &plain), report("schemas", &with)]);
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .skip(1)
+            .take(2)
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(rows[0][4..7], ["60.0", "-", "50.0"], "{table}");
+        assert_eq!(rows[1][4..7], ["60.0", "66.5", "50.0"], "{table}");
+        assert_eq!(rows[1][9], "+10.0", "{table}");
     }
 
     #[test]
