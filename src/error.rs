@@ -39,7 +39,7 @@ pub enum Error {
         errors: usize,
         files: usize,
     },
-    #[error("cannot read {}", .path.display())]
+    #[error("cannot read or write {}", .path.display())]
     Io {
         path: PathBuf,
         #[source]
@@ -217,7 +217,9 @@ error_codes! { Code {
     ];
     PromptNotFound => "PROMPT_NOT_FOUND", 404, NotFoundError, ["GET /prompts/list lists every prompt"];
     CatalogInvalid => "CATALOG_INVALID", 500, ServiceUnavailable, [];
-    IoError => "IO_ERROR", 500, SystemError, ["Check that the path exists and is readable"];
+    IoError => "IO_ERROR", 500, SystemError, [
+        "Check that the path exists and is readable, or for a file toolscout writes, that its directory exists and is writable"
+    ];
     ConfigInvalid => "CONFIG_INVALID", 500, ValidationError, [
         "Run `toolscout serve --print-config` to see the effective configuration",
         "See the README's configuration section for every key",

@@ -1,7 +1,9 @@
 //! `toolscout eval`: retrieval quality of the engine on a tool set and query set (Recall@1,
 //! Recall@5, NDCG@5, MRR@10 per mode beside the naive baseline, or search against recommend
 //! on multi-tool queries), or on the whole development suite (`--suite`), tune or test halves;
-//! `--feedback` runs the learning protocol instead (`eval::learning`).
+//! `--feedback` runs the learning protocol instead (`eval::learning`). `--per-query` keeps
+//! every query's outcome, and `--compare` reads two such files query by query
+//! (`eval::compare`).
 
 use super::common::{bad_argument, load_embedder};
 use clap::{Args, ValueEnum};
@@ -10,17 +12,17 @@ use std::process::ExitCode;
 use toolscout::config::Config;
 use toolscout::engine::SearchMode;
 use toolscout::eval::suite::{self, Half};
-use toolscout::eval::{self as ev, EvalQuery, ModeReport};
+use toolscout::eval::{self as ev, compare, EvalQuery, ModeReport};
 use toolscout::Error;
 
 #[derive(Args)]
 pub(crate) struct EvalArgs {
     /// Tools: a catalog directory, a JSON-lines file (development-set tools, catalog records or
     /// MCP tools/list entries) or a JSON tools/list result
-    #[arg(long, value_name = "PATH", required_unless_present = "suite")]
+    #[arg(long, value_name = "PATH", required_unless_present_any = ["suite", "compare"])]
     tools: Option<PathBuf>,
     /// Queries, one JSON object a line: qid, query, relevant (tool ids)
-    #[arg(long, value_name = "FILE", required_unless_present = "suite")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["suite", "compare"])]
     queries: Option<PathBuf>,
     /// Run every set of a suite manifest (eval/suite.json) into one table
     #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["tools", "queries"])]
@@ -47,6 +49,20 @@ pub(crate) struct EvalArgs {
     /// learning_weight for the protocol, in place of the configured default (0 to 1)
     #[arg(long, value_parser = share, requires = "feedback")]
     learning_weight: Option<f64>,
+    /// Write every query's outcome to FILE as JSON lines (its NDCG@5 and first five tools in
+    /// each mode; for multi-tool queries, 1 when every gold tool is in the first five), for
+    /// --compare
+    #[arg(long, value_name = "FILE", conflicts_with = "feedback")]
+    per_query: Option<PathBuf>,
+    /// Compare two --per-query files query by query: each measure's old and new means, the
+    /// queries that moved up and down, and the p-value of a paired randomization test
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["OLD", "NEW"],
+        conflicts_with_all = ["tools", "queries", "suite", "feedback", "per_query"]
+    )]
+    compare: Option<Vec<PathBuf>>,
     /// Print the report as JSON
     #[arg(long)]
     json: bool,
@@ -94,6 +110,14 @@ fn share(text: &str) -> Result<f64, String> {
 }
 
 pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
+    if let Some(files) = &args.compare {
+        return eval_compare(files, args.json);
+    }
+    if let Some(path) = &args.per_query {
+        // Created before the run, so a path that cannot be written fails in a second, not
+        // after minutes of measuring.
+        compare::write_rows(path, &[])?;
+    }
     if let Some(manifest) = &args.suite {
         return eval_suite(config, manifest, &args);
     }
@@ -135,8 +159,13 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
         build.elapsed().as_secs_f64(),
         queries.len()
     );
+    let set = queries_path.display().to_string();
+    let half = Half::from(args.half).as_str();
     if args.mode == EvalMode::Multi {
         let report = ev::run_multi(&engine, &queries)?;
+        if let Some(path) = &args.per_query {
+            compare::write_rows(path, &compare::report_rows(&set, half, &[], Some(&report)))?;
+        }
         if args.json {
             println!("{}", pretty(&report)?);
         } else {
@@ -161,6 +190,9 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
     };
     for mode in modes {
         reports.push(ev::run(&engine, &queries, *mode)?);
+    }
+    if let Some(path) = &args.per_query {
+        compare::write_rows(path, &compare::report_rows(&set, half, &reports, None))?;
     }
     if args.json {
         println!("{}", pretty(&reports)?);
@@ -207,6 +239,13 @@ fn eval_suite(
         }
         eprintln!("{}: {:.1}s", spec.name, start.elapsed().as_secs_f64());
     }
+    if let Some(path) = &args.per_query {
+        let rows: Vec<compare::Row> = reports
+            .iter()
+            .flat_map(|r| compare::report_rows(&r.set, r.half.as_str(), &r.modes, r.multi.as_ref()))
+            .collect();
+        compare::write_rows(path, &rows)?;
+    }
     if args.feedback {
         if args.json {
             println!("{}", pretty(&learning)?);
@@ -217,6 +256,25 @@ fn eval_suite(
         println!("{}", pretty(&reports)?);
     } else {
         print!("{}", suite::render(&reports));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Two per-query files compared query by query.
+fn eval_compare(files: &[PathBuf], json: bool) -> Result<ExitCode, Error> {
+    let [old, new] = files else {
+        return Err(bad_argument(
+            "/--compare",
+            format!("expected two files, OLD and NEW, found {}", files.len()),
+        ));
+    };
+    let old: Vec<compare::Row> = ev::read_jsonl(old)?;
+    let new: Vec<compare::Row> = ev::read_jsonl(new)?;
+    let comparison = compare::compare(&old, &new)?;
+    if json {
+        println!("{}", pretty(&comparison)?);
+    } else {
+        print!("{}", compare::render(&comparison));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,11 +6,13 @@
 //! `toolscout eval` and by the regression-floor tests.
 
 mod baseline;
+pub mod compare;
 pub mod learning;
 pub mod suite;
 mod tools;
 
 pub use baseline::Baseline;
+pub use compare::Outcome;
 pub use tools::{read_tool_entries, read_tools, record_of_eval, EvalTool};
 
 use crate::catalog::{Catalog, ToolRecord};
@@ -40,6 +42,9 @@ pub struct ModeReport {
     pub ndcg_at_5: f64,
     pub mrr_at_10: f64,
     pub queries_per_second: f64,
+    /// Each query's NDCG@5 and first five (`compare`), in query order.
+    #[serde(skip)]
+    pub outcomes: Vec<Outcome>,
 }
 
 /// Reads a JSONL file, naming the line of any malformed record.
@@ -181,10 +186,16 @@ fn score(
 ) -> Result<ModeReport> {
     let start = Instant::now();
     let (mut r1, mut r5, mut ndcg, mut mrr) = (0.0, 0.0, 0.0, 0.0);
+    let mut outcomes = Vec::with_capacity(queries.len());
     for q in queries {
         let ranking = rank(q)?;
-        let ranking: Vec<&str> = ranking.iter().map(String::as_str).collect();
-        let m = metrics(&ranking, &q.relevant);
+        let ranked: Vec<&str> = ranking.iter().map(String::as_str).collect();
+        let m = metrics(&ranked, &q.relevant);
+        outcomes.push(Outcome {
+            qid: q.qid.clone(),
+            score: m.2,
+            top: ranking.into_iter().take(5).collect(),
+        });
         r1 += m.0;
         r5 += m.1;
         ndcg += m.2;
@@ -200,6 +211,7 @@ fn score(
         ndcg_at_5: 100.0 * ndcg / n,
         mrr_at_10: 100.0 * mrr / n,
         queries_per_second: queries.len() as f64 / secs.max(1e-9),
+        outcomes,
     })
 }
 
@@ -216,6 +228,12 @@ pub struct MultiReport {
     pub search_recall_at_5: f64,
     pub recommend_recall_at_5: f64,
     pub recommend_queries_per_second: f64,
+    /// Each query's outcome (1 with every gold tool in the first five, else 0) in search
+    /// and in recommend (`compare`), in query order.
+    #[serde(skip)]
+    pub search_outcomes: Vec<Outcome>,
+    #[serde(skip)]
+    pub recommend_outcomes: Vec<Outcome>,
 }
 
 /// Runs hybrid search and recommend on every query and compares their first five.
@@ -230,6 +248,13 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         found as f64 / q.relevant.len().max(1) as f64
     };
     let mut recommend_secs = 0.0;
+    let mut search_outcomes = Vec::with_capacity(queries.len());
+    let mut recommend_outcomes = Vec::with_capacity(queries.len());
+    let outcome = |q: &EvalQuery, share: f64, ids: &[&str]| Outcome {
+        qid: q.qid.clone(),
+        score: f64::from(u8::from(share >= 1.0)),
+        top: ids.iter().map(|id| id.to_string()).collect(),
+    };
     for q in queries {
         let mut req = SearchRequest::new(q.query.clone());
         req.search_mode = Some(SearchMode::Hybrid);
@@ -243,6 +268,7 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         let s = share(&ids, q);
         s_rec += s;
         s_all += f64::from(u8::from(s >= 1.0));
+        search_outcomes.push(outcome(q, s, &ids));
 
         let mut rq = crate::engine::RecommendationRequest::new(q.query.clone());
         rq.max_recommendations = 5;
@@ -258,6 +284,7 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         let r = share(&ids, q);
         r_rec += r;
         r_all += f64::from(u8::from(r >= 1.0));
+        recommend_outcomes.push(outcome(q, r, &ids));
     }
     let n = queries.len().max(1) as f64;
     Ok(MultiReport {
@@ -267,6 +294,8 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         search_recall_at_5: 100.0 * s_rec / n,
         recommend_recall_at_5: 100.0 * r_rec / n,
         recommend_queries_per_second: queries.len() as f64 / recommend_secs.max(1e-9),
+        search_outcomes,
+        recommend_outcomes,
     })
 }
 

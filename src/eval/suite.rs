@@ -281,6 +281,7 @@ mod tests {
                     ndcg_at_5: ndcg,
                     mrr_at_10: 0.0,
                     queries_per_second: 0.0,
+                    outcomes: Vec::new(),
                 })
                 .collect(),
             multi: None,

@@ -2,7 +2,8 @@
 //! development set (tests/fixtures/metatool), with the real model. A regression floor, not
 //! the goal: hybrid NDCG@5 must stay at or above 70 and within a point of the better of
 //! keyword-only and semantic-only. Also: the development suite's table, tools read in the
-//! shape of an MCP `tools/list` result, and the suite's copy of the catalog in that shape.
+//! shape of an MCP `tools/list` result, the suite's copy of the catalog in that shape, and two
+//! runs compared query by query.
 
 use crate::common::fixtures;
 use serde_json::Value;
@@ -257,4 +258,106 @@ fn the_mcp_shaped_set_is_the_catalog_of_today() {
         };
         assert_eq!(entry["inputSchema"], schema, "{id}: {stale}");
     }
+}
+
+/// `--per-query` keeps each query's outcome and `--compare` pairs two runs query by query:
+/// a tool whose description stopped saying what it does loses its query, and the comparison
+/// says which measure moved, how many queries each way and with what p-value.
+#[test]
+fn two_runs_compare_query_by_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = dir.path().join("queries.jsonl");
+    std::fs::write(
+        &queries,
+        [
+            r#"{"qid": "w", "query": "weather forecast for Paris", "relevant": ["weather"]}"#,
+            r#"{"qid": "s", "query": "what do ACME shares trade at", "relevant": ["stocks"]}"#,
+            r#"{"qid": "n", "query": "latest news headlines", "relevant": ["news"]}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let tool = |id: &str, description: &str| {
+        format!(r#"{{"id": "{id}", "name": "{id}", "description": "{description}"}}"#)
+    };
+    let run = |name: &str, stocks: &str| {
+        let tools = dir.path().join(format!("{name}.tools.jsonl"));
+        let lines = [
+            tool("weather", "Weather forecast for a city"),
+            tool("stocks", stocks),
+            tool("news", "Latest news headlines"),
+        ];
+        std::fs::write(&tools, lines.join("\n")).unwrap();
+        let per_query = dir.path().join(format!("{name}.jsonl"));
+        let out = crate::common::toolscout()
+            .args(["eval", "--mode", "keyword", "--tools"])
+            .arg(&tools)
+            .arg("--queries")
+            .arg(&queries)
+            .arg("--per-query")
+            .arg(&per_query)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        per_query
+    };
+    let old = run("old", "Prices of shares on the market");
+    let new = run("new", "Recipes for dinner");
+    let rows = std::fs::read_to_string(&old).unwrap();
+    assert_eq!(rows.lines().count(), 3, "{rows}");
+    let row: Value = serde_json::from_str(rows.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(row["measure"], "keyword");
+    assert_eq!(row["qid"], "s");
+    assert_eq!(row["score"], 1.0);
+    assert_eq!(row["top"][0], "stocks");
+
+    let compare = |json: bool| {
+        let mut cmd = crate::common::toolscout();
+        cmd.args(["eval", "--compare"]).arg(&old).arg(&new);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let report: Value = serde_json::from_str(&compare(true)).unwrap();
+    let delta = &report["deltas"][0];
+    assert_eq!(delta["measure"], "keyword");
+    assert_eq!(
+        (delta["queries"].as_u64(), delta["down"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(delta["up"], 0);
+    assert!(delta["new"].as_f64() < delta["old"].as_f64(), "{delta}");
+    // One query moved: chance moves one query as far, so nothing counts as worse.
+    assert_eq!(delta["p_value"], 1.0);
+    let text = compare(false);
+    assert!(text.contains("worse at p < 0.05: none"), "{text}");
+
+    // A malformed file is named with its line; one file is not a comparison.
+    std::fs::write(&new, "{\"set\": 1}\n").unwrap();
+    let out = crate::common::toolscout()
+        .args(["eval", "--compare"])
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("new.jsonl line 1"), "{stderr}");
+    let out = crate::common::toolscout()
+        .args(["eval", "--compare"])
+        .arg(&old)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
