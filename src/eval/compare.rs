@@ -129,26 +129,42 @@ pub struct Comparison {
     pub only_new: usize,
 }
 
-type Key = (String, String, String, String);
+/// (set, half, measure, qid, occurrence): a query set may repeat a qid, and its n-th row
+/// pairs with the other run's n-th.
+type Key = (String, String, String, String, usize);
 
-fn key(r: &Row) -> Key {
-    (
-        r.set.clone(),
-        r.half.clone(),
-        r.measure.clone(),
-        r.outcome.qid.clone(),
-    )
+fn keys(rows: &[Row]) -> Vec<Key> {
+    let mut seen: HashMap<(&str, &str, &str, &str), usize> = HashMap::new();
+    rows.iter()
+        .map(|r| {
+            let n = seen
+                .entry((&r.set, &r.half, &r.measure, &r.outcome.qid))
+                .or_default();
+            *n += 1;
+            (
+                r.set.clone(),
+                r.half.clone(),
+                r.measure.clone(),
+                r.outcome.qid.clone(),
+                *n,
+            )
+        })
+        .collect()
 }
 
 /// Pairs every (set, half, measure, query) of `old` with the same in `new`; measures come in
 /// the order `old` first has them.
 pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
-    let partner: HashMap<Key, f64> = new.iter().map(|r| (key(r), r.outcome.score)).collect();
+    let partner: HashMap<Key, f64> = keys(new)
+        .into_iter()
+        .zip(new)
+        .map(|(k, r)| (k, r.outcome.score))
+        .collect();
     let mut order: Vec<(String, String, String)> = Vec::new();
     let mut pairs: HashMap<(String, String, String), Vec<(f64, f64)>> = HashMap::new();
     let mut paired = 0;
-    for r in old {
-        let Some(&score) = partner.get(&key(r)) else {
+    for (k, r) in keys(old).into_iter().zip(old) {
+        let Some(&score) = partner.get(&k) else {
             continue;
         };
         paired += 1;

@@ -92,6 +92,19 @@ fn measures_keep_the_old_run_s_order_and_unpaired_rows_are_counted() {
     assert!(e.to_string().contains("found no query in both"), "{e}");
 }
 
+/// A query set that repeats a qid: the n-th row pairs with the other run's n-th, and a
+/// run with more repeats leaves the extra ones out.
+#[test]
+fn repeated_qids_pair_in_order() {
+    let old = vec![row("s", "hybrid", "q", 0.0), row("s", "hybrid", "q", 1.0)];
+    let new = vec![row("s", "hybrid", "q", 1.0)];
+    let c = compare(&old, &new).unwrap();
+    assert_eq!((c.deltas[0].queries, c.deltas[0].up), (1, 1));
+    assert_eq!((c.only_old, c.only_new), (1, 0));
+    let c = compare(&new, &old).unwrap();
+    assert_eq!((c.only_old, c.only_new), (0, 1));
+}
+
 #[test]
 fn rows_round_trip_through_a_file() {
     let dir = tempfile::tempdir().unwrap();
