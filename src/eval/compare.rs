@@ -131,23 +131,18 @@ pub struct Comparison {
 
 /// (set, half, measure, qid, occurrence): a query set may repeat a qid, and its n-th row
 /// pairs with the other run's n-th.
-type Key = (String, String, String, String, usize);
+type Key<'a> = (&'a str, &'a str, &'a str, &'a str, usize);
+/// (set, half, measure).
+type Measure<'a> = (&'a str, &'a str, &'a str);
 
-fn keys(rows: &[Row]) -> Vec<Key> {
+fn keys(rows: &[Row]) -> Vec<Key<'_>> {
     let mut seen: HashMap<(&str, &str, &str, &str), usize> = HashMap::new();
     rows.iter()
         .map(|r| {
-            let n = seen
-                .entry((&r.set, &r.half, &r.measure, &r.outcome.qid))
-                .or_default();
+            let (set, half, measure, qid) = (&*r.set, &*r.half, &*r.measure, &*r.outcome.qid);
+            let n = seen.entry((set, half, measure, qid)).or_default();
             *n += 1;
-            (
-                r.set.clone(),
-                r.half.clone(),
-                r.measure.clone(),
-                r.outcome.qid.clone(),
-                *n,
-            )
+            (set, half, measure, qid, *n)
         })
         .collect()
 }
@@ -155,27 +150,25 @@ fn keys(rows: &[Row]) -> Vec<Key> {
 /// Pairs every (set, half, measure, query) of `old` with the same in `new`; measures come in
 /// the order `old` first has them.
 pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
-    let partner: HashMap<Key, f64> = keys(new)
+    let partner: HashMap<Key<'_>, f64> = keys(new)
         .into_iter()
         .zip(new)
         .map(|(k, r)| (k, r.outcome.score))
         .collect();
-    let mut order: Vec<(String, String, String)> = Vec::new();
-    let mut pairs: HashMap<(String, String, String), Vec<(f64, f64)>> = HashMap::new();
+    // Each measure's (old, new) pairs, in the order `old` first has the measure.
+    let mut measures: Vec<(Measure<'_>, Vec<(f64, f64)>)> = Vec::new();
+    let mut at: HashMap<Measure<'_>, usize> = HashMap::new();
     let mut paired = 0;
-    for (k, r) in keys(old).into_iter().zip(old) {
+    for (k @ (set, half, measure, _, _), r) in keys(old).into_iter().zip(old) {
         let Some(&score) = partner.get(&k) else {
             continue;
         };
         paired += 1;
-        let measure = (r.set.clone(), r.half.clone(), r.measure.clone());
-        if !pairs.contains_key(&measure) {
-            order.push(measure.clone());
-        }
-        pairs
-            .entry(measure)
-            .or_default()
-            .push((r.outcome.score, score));
+        let i = *at.entry((set, half, measure)).or_insert_with(|| {
+            measures.push(((set, half, measure), Vec::new()));
+            measures.len() - 1
+        });
+        measures[i].1.push((r.outcome.score, score));
     }
     if paired == 0 {
         return Err(Error::Validation {
@@ -190,12 +183,9 @@ pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
             }],
         });
     }
-    let deltas = order
+    let deltas = measures
         .into_iter()
-        .map(|(set, half, measure)| {
-            let p = &pairs[&(set.clone(), half.clone(), measure.clone())];
-            delta(set, half, measure, p)
-        })
+        .map(|((set, half, measure), pairs)| delta(set, half, measure, &pairs))
         .collect();
     Ok(Comparison {
         deltas,
@@ -204,15 +194,15 @@ pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
     })
 }
 
-fn delta(set: String, half: String, measure: String, pairs: &[(f64, f64)]) -> Delta {
+fn delta(set: &str, half: &str, measure: &str, pairs: &[(f64, f64)]) -> Delta {
     let n = pairs.len().max(1) as f64;
     let old = 100.0 * pairs.iter().map(|p| p.0).sum::<f64>() / n;
     let new = 100.0 * pairs.iter().map(|p| p.1).sum::<f64>() / n;
     let diffs: Vec<f64> = pairs.iter().map(|(a, b)| b - a).collect();
     Delta {
-        set,
-        half,
-        measure,
+        set: set.to_string(),
+        half: half.to_string(),
+        measure: measure.to_string(),
         queries: pairs.len(),
         old,
         new,
