@@ -49,13 +49,14 @@ pub(crate) struct EvalArgs {
     /// learning_weight for the protocol, in place of the configured default (0 to 1)
     #[arg(long, value_parser = share, requires = "feedback")]
     learning_weight: Option<f64>,
-    /// Write every query's outcome to FILE as JSON lines (its NDCG@5 and first five tools in
-    /// each mode; for multi-tool queries, 1 when every gold tool is in the first five), for
-    /// --compare
+    /// Write every query's outcome to FILE as JSON lines (its NDCG@5, first five tools and
+    /// first gold tool in each mode; for multi-tool queries, 1 when every gold tool is in the
+    /// first five), for --compare
     #[arg(long, value_name = "FILE", conflicts_with = "feedback")]
     per_query: Option<PathBuf>,
     /// Compare two --per-query files query by query: each measure's old and new means, the
-    /// queries that moved up and down, and the p-value of a paired randomization test
+    /// queries that moved up and down, the gold tools they belong to, and the p-value of a
+    /// paired randomization test that flips each gold tool's queries together
     #[arg(
         long,
         num_args = 2,

@@ -9,6 +9,12 @@
 //! mean is at least as far from 0 as the observed one is the p-value), the test that studies
 //! of IR evaluation recommend in place of the sign and Wilcoxon tests. Samples come from a
 //! fixed seed, so the same two files always give the same table.
+//!
+//! The signs are flipped per gold tool, not per query: a set holds many requests for each
+//! tool, and a change that moves one tool (a near-twin ranked above it, a word of its name
+//! read differently) moves all of them together. Flipped one by one, thirteen requests of
+//! one tool read as thirteen independent gains and pass any threshold; flipped as one, they
+//! weigh as one tool, which is what a catalog the change was not tuned on would see.
 
 use super::{ModeReport, MultiReport};
 use crate::error::{Error, Result};
@@ -33,6 +39,10 @@ pub struct Outcome {
     pub score: f64,
     #[serde(default)]
     pub top: Vec<String>,
+    /// The query's first gold tool: the unit the randomization test flips (empty in files
+    /// written before it was kept, where each query is its own unit).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub gold: String,
 }
 
 /// One line of a per-query file.
@@ -106,6 +116,8 @@ pub struct Delta {
     /// Queries that scored higher / lower in the new run.
     pub up: usize,
     pub down: usize,
+    /// Gold tools whose queries' differences do not cancel out: what the test flips.
+    pub tools: usize,
     pub p_value: f64,
 }
 
@@ -134,6 +146,8 @@ pub struct Comparison {
 type Key<'a> = (&'a str, &'a str, &'a str, &'a str, usize);
 /// (set, half, measure).
 type Measure<'a> = (&'a str, &'a str, &'a str);
+/// A query's old and new scores and its gold tool.
+type Pair<'a> = (f64, f64, &'a str);
 
 fn keys(rows: &[Row]) -> Vec<Key<'_>> {
     let mut seen: HashMap<(&str, &str, &str, &str), usize> = HashMap::new();
@@ -155,8 +169,8 @@ pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
         .zip(new)
         .map(|(k, r)| (k, r.outcome.score))
         .collect();
-    // Each measure's (old, new) pairs, in the order `old` first has the measure.
-    let mut measures: Vec<(Measure<'_>, Vec<(f64, f64)>)> = Vec::new();
+    // Each measure's (old, new, gold tool) triples, in the order `old` first has the measure.
+    let mut measures: Vec<(Measure<'_>, Vec<Pair<'_>>)> = Vec::new();
     let mut at: HashMap<Measure<'_>, usize> = HashMap::new();
     let mut paired = 0;
     for (k @ (set, half, measure, _, _), r) in keys(old).into_iter().zip(old) {
@@ -168,7 +182,9 @@ pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
             measures.push(((set, half, measure), Vec::new()));
             measures.len() - 1
         });
-        measures[i].1.push((r.outcome.score, score));
+        measures[i]
+            .1
+            .push((r.outcome.score, score, &r.outcome.gold));
     }
     if paired == 0 {
         return Err(Error::Validation {
@@ -194,11 +210,12 @@ pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
     })
 }
 
-fn delta(set: &str, half: &str, measure: &str, pairs: &[(f64, f64)]) -> Delta {
+fn delta(set: &str, half: &str, measure: &str, pairs: &[Pair<'_>]) -> Delta {
     let n = pairs.len().max(1) as f64;
     let old = 100.0 * pairs.iter().map(|p| p.0).sum::<f64>() / n;
     let new = 100.0 * pairs.iter().map(|p| p.1).sum::<f64>() / n;
-    let diffs: Vec<f64> = pairs.iter().map(|(a, b)| b - a).collect();
+    let diffs: Vec<f64> = pairs.iter().map(|(a, b, _)| b - a).collect();
+    let units = tool_sums(pairs);
     Delta {
         set: set.to_string(),
         half: half.to_string(),
@@ -209,12 +226,40 @@ fn delta(set: &str, half: &str, measure: &str, pairs: &[(f64, f64)]) -> Delta {
         delta: new - old,
         up: diffs.iter().filter(|d| **d > 0.0).count(),
         down: diffs.iter().filter(|d| **d < 0.0).count(),
-        p_value: p_value(&diffs, SAMPLES, SEED),
+        tools: units.iter().filter(|d| **d != 0.0).count(),
+        p_value: p_value(&units, SAMPLES, SEED),
     }
 }
 
-/// Two-sided p-value of the paired randomization test on the mean of `diffs`. Queries that
-/// did not move weigh nothing under any sign, so only the others are flipped; with none, 1.
+/// Each gold tool's summed difference, in the order the tools first come; a query without a
+/// gold tool is a unit of its own. Sums within rounding of 0 are 0: an up and a down of the
+/// same tool cancel.
+fn tool_sums(pairs: &[Pair<'_>]) -> Vec<f64> {
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut sums: Vec<f64> = Vec::new();
+    for &(a, b, gold) in pairs {
+        let i = if gold.is_empty() {
+            sums.push(0.0);
+            sums.len() - 1
+        } else {
+            *at.entry(gold).or_insert_with(|| {
+                sums.push(0.0);
+                sums.len() - 1
+            })
+        };
+        sums[i] += b - a;
+    }
+    for s in &mut sums {
+        if s.abs() < 1e-9 {
+            *s = 0.0;
+        }
+    }
+    sums
+}
+
+/// Two-sided p-value of the paired randomization test on the mean of `diffs` (one per unit:
+/// a gold tool's summed difference). Units that did not move weigh nothing under any sign,
+/// so only the others are flipped; with none, 1.
 pub fn p_value(diffs: &[f64], samples: usize, seed: u64) -> f64 {
     let moved: Vec<f64> = diffs.iter().copied().filter(|d| *d != 0.0).collect();
     if moved.is_empty() || samples == 0 {
@@ -248,11 +293,11 @@ pub fn p_value(diffs: &[f64], samples: usize, seed: u64) -> f64 {
 /// The comparison as an aligned text table, with the measures that moved named below it.
 pub fn render(c: &Comparison) -> String {
     let mut out = String::from(
-        "set           half  measure              queries     old     new   delta    up  down        p\n",
+        "set           half  measure              queries     old     new   delta    up  down tools        p\n",
     );
     for d in &c.deltas {
         let line = format!(
-            "{:<13} {:<5} {:<19} {:>8} {:>7.1} {:>7.1} {:>+7.1} {:>5} {:>5} {:>8.4} {}",
+            "{:<13} {:<5} {:<19} {:>8} {:>7.1} {:>7.1} {:>+7.1} {:>5} {:>5} {:>5} {:>8.4} {}",
             d.set,
             d.half,
             d.measure,
@@ -262,6 +307,7 @@ pub fn render(c: &Comparison) -> String {
             d.delta,
             d.up,
             d.down,
+            d.tools,
             d.p_value,
             d.verdict()
         );

@@ -196,6 +196,7 @@ fn score(
             qid: q.qid.clone(),
             score: m.2,
             top: ranking.into_iter().take(5).collect(),
+            gold: q.relevant.first().cloned().unwrap_or_default(),
         });
         r1 += m.0;
         r5 += m.1;
@@ -255,6 +256,7 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         qid: q.qid.clone(),
         score: f64::from(u8::from(share >= 1.0)),
         top: ids.iter().map(|id| id.to_string()).collect(),
+        gold: q.relevant.first().cloned().unwrap_or_default(),
     };
     for q in queries {
         let mut req = SearchRequest::new(q.query.clone());

@@ -314,6 +314,7 @@ fn two_runs_compare_query_by_query() {
     assert_eq!(row["qid"], "s");
     assert_eq!(row["score"], 1.0);
     assert_eq!(row["top"][0], "stocks");
+    assert_eq!(row["gold"], "stocks");
 
     let compare = |json: bool| {
         let mut cmd = crate::common::toolscout();
@@ -336,7 +337,10 @@ fn two_runs_compare_query_by_query() {
         (delta["queries"].as_u64(), delta["down"].as_u64()),
         (Some(3), Some(1))
     );
-    assert_eq!(delta["up"], 0);
+    assert_eq!(
+        (delta["up"].as_u64(), delta["tools"].as_u64()),
+        (Some(0), Some(1))
+    );
     assert!(delta["new"].as_f64() < delta["old"].as_f64(), "{delta}");
     // One query moved: chance moves one query as far, so nothing counts as worse.
     assert_eq!(delta["p_value"], 1.0);

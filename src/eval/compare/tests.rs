@@ -12,6 +12,7 @@ fn row(set: &str, measure: &str, qid: &str, score: f64) -> Row {
             qid: qid.into(),
             score,
             top: vec!["a".into()],
+            gold: String::new(),
         },
     }
 }
@@ -69,6 +70,55 @@ fn the_p_value_approaches_the_exact_one() {
     assert!((p - 0.25).abs() < 0.02, "{p}");
     assert_eq!(p, p_value(&[0.1, 0.1, 0.1], SAMPLES, 7));
     assert_eq!(p_value(&[], SAMPLES, 7), 1.0);
+}
+
+/// Thirteen requests of one gold tool that move together are one unit of the test: as
+/// likely under chance as any one request moving, while the same thirteen moves spread over
+/// thirteen tools are no chance. An up and a down of one tool cancel.
+#[test]
+fn queries_of_one_gold_tool_move_as_one() {
+    let with_gold = |scores: &[f64], gold: &dyn Fn(usize) -> String| -> Vec<Row> {
+        let mut rows = rows("bfcl", "hybrid", scores);
+        for (i, r) in rows.iter_mut().enumerate() {
+            r.outcome.gold = gold(i);
+        }
+        rows
+    };
+    let old = [1.0; 20];
+    let mut new = old;
+    new[..13].fill(0.63);
+    let one = |i: usize| {
+        if i < 13 {
+            "movies".to_string()
+        } else {
+            format!("t{i}")
+        }
+    };
+    let d = &compare(&with_gold(&old, &one), &with_gold(&new, &one))
+        .unwrap()
+        .deltas[0];
+    assert_eq!((d.down, d.tools), (13, 1));
+    assert_eq!(d.p_value, 1.0);
+    assert_eq!(d.verdict(), "");
+    let own = |i: usize| format!("t{i}");
+    let d = &compare(&with_gold(&old, &own), &with_gold(&new, &own))
+        .unwrap()
+        .deltas[0];
+    assert_eq!((d.down, d.tools), (13, 13));
+    assert!(d.p_value < 0.001, "{}", d.p_value);
+    assert_eq!(d.verdict(), "worse");
+    let mut swap = old;
+    (swap[0], swap[1]) = (0.5, 1.5);
+    let d = &compare(&with_gold(&old, &one), &with_gold(&swap, &one))
+        .unwrap()
+        .deltas[0];
+    assert_eq!((d.up, d.down, d.tools), (1, 1, 0));
+    assert_eq!(d.p_value, 1.0);
+    // Files written before gold tools were kept: each query is its own unit.
+    let d = &compare(&rows("s", "hybrid", &old), &rows("s", "hybrid", &new))
+        .unwrap()
+        .deltas[0];
+    assert_eq!(d.tools, 13);
 }
 
 #[test]
