@@ -164,27 +164,30 @@ fn keys(rows: &[Row]) -> Vec<Key<'_>> {
 /// Pairs every (set, half, measure, query) of `old` with the same in `new`; measures come in
 /// the order `old` first has them.
 pub fn compare(old: &[Row], new: &[Row]) -> Result<Comparison> {
-    let partner: HashMap<Key<'_>, f64> = keys(new)
+    let partner: HashMap<Key<'_>, &Outcome> = keys(new)
         .into_iter()
         .zip(new)
-        .map(|(k, r)| (k, r.outcome.score))
+        .map(|(k, r)| (k, &r.outcome))
         .collect();
     // Each measure's (old, new, gold tool) triples, in the order `old` first has the measure.
     let mut measures: Vec<(Measure<'_>, Vec<Pair<'_>>)> = Vec::new();
     let mut at: HashMap<Measure<'_>, usize> = HashMap::new();
     let mut paired = 0;
     for (k @ (set, half, measure, _, _), r) in keys(old).into_iter().zip(old) {
-        let Some(&score) = partner.get(&k) else {
+        let Some(&theirs) = partner.get(&k) else {
             continue;
+        };
+        // A file written before gold tools were kept has none; the other run's stands in.
+        let gold = match &*r.outcome.gold {
+            "" => &*theirs.gold,
+            g => g,
         };
         paired += 1;
         let i = *at.entry((set, half, measure)).or_insert_with(|| {
             measures.push(((set, half, measure), Vec::new()));
             measures.len() - 1
         });
-        measures[i]
-            .1
-            .push((r.outcome.score, score, &r.outcome.gold));
+        measures[i].1.push((r.outcome.score, theirs.score, gold));
     }
     if paired == 0 {
         return Err(Error::Validation {

@@ -114,11 +114,16 @@ fn queries_of_one_gold_tool_move_as_one() {
         .deltas[0];
     assert_eq!((d.up, d.down, d.tools), (1, 1, 0));
     assert_eq!(d.p_value, 1.0);
-    // Files written before gold tools were kept: each query is its own unit.
+    // Files written before gold tools were kept: each query is its own unit, unless the
+    // other run has the tools.
     let d = &compare(&rows("s", "hybrid", &old), &rows("s", "hybrid", &new))
         .unwrap()
         .deltas[0];
     assert_eq!(d.tools, 13);
+    let d = &compare(&rows("bfcl", "hybrid", &old), &with_gold(&new, &one))
+        .unwrap()
+        .deltas[0];
+    assert_eq!((d.tools, d.p_value), (1, 1.0));
 }
 
 #[test]
