@@ -45,6 +45,18 @@ pub struct Outcome {
     pub gold: String,
 }
 
+impl Outcome {
+    /// `query`'s outcome: its score and first five tools, under its id and first gold tool.
+    pub fn of(query: &super::EvalQuery, score: f64, top: impl IntoIterator<Item = String>) -> Self {
+        Outcome {
+            qid: query.qid.clone(),
+            score,
+            top: top.into_iter().take(5).collect(),
+            gold: query.relevant.first().cloned().unwrap_or_default(),
+        }
+    }
+}
+
 /// One line of a per-query file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {

@@ -43,7 +43,7 @@ pub struct ModeReport {
     pub ndcg_at_5: f64,
     pub mrr_at_10: f64,
     pub queries_per_second: f64,
-    /// Each query's NDCG@5 and first five (`compare`), in query order.
+    /// Each query's NDCG@5, first five and gold tool (`compare`), in query order.
     #[serde(skip)]
     pub outcomes: Vec<Outcome>,
 }
@@ -192,12 +192,7 @@ fn score(
         let ranking = rank(q)?;
         let ranked: Vec<&str> = ranking.iter().map(String::as_str).collect();
         let m = metrics(&ranked, &q.relevant);
-        outcomes.push(Outcome {
-            qid: q.qid.clone(),
-            score: m.2,
-            top: ranking.into_iter().take(5).collect(),
-            gold: q.relevant.first().cloned().unwrap_or_default(),
-        });
+        outcomes.push(Outcome::of(q, m.2, ranking));
         r1 += m.0;
         r5 += m.1;
         ndcg += m.2;
@@ -252,11 +247,9 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
     let mut recommend_secs = 0.0;
     let mut search_outcomes = Vec::with_capacity(queries.len());
     let mut recommend_outcomes = Vec::with_capacity(queries.len());
-    let outcome = |q: &EvalQuery, share: f64, ids: &[&str]| Outcome {
-        qid: q.qid.clone(),
-        score: f64::from(u8::from(share >= 1.0)),
-        top: ids.iter().map(|id| id.to_string()).collect(),
-        gold: q.relevant.first().cloned().unwrap_or_default(),
+    let outcome = |q: &EvalQuery, share: f64, ids: &[&str]| {
+        let all_gold = f64::from(u8::from(share >= 1.0));
+        Outcome::of(q, all_gold, ids.iter().map(|id| id.to_string()))
     };
     for q in queries {
         let mut req = SearchRequest::new(q.query.clone());
