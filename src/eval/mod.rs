@@ -3,11 +3,13 @@
 //! naive `baseline`, and reports Recall@1, Recall@5, NDCG@5 and MRR@10 (binary relevance).
 //! `suite` runs every development set's tune or test half into one table; `learning` measures
 //! ranking before and after replaying half of each tool's queries as feedback; `compare`
-//! keeps each query's outcome and compares two runs query by query. Used by `toolscout eval`
+//! keeps each query's outcome and compares two runs query by query; `interval` bootstraps a
+//! set's lead over the baseline by gold tool. Used by `toolscout eval`
 //! and by the regression-floor tests.
 
 mod baseline;
 pub mod compare;
+pub mod interval;
 pub mod learning;
 pub mod suite;
 mod tools;

@@ -7,6 +7,7 @@
 //! tool's half is a seeded hash of its id. A rule tuned on some tools' queries is then
 //! measured on other tools' queries, as it will be on a user's catalog.
 
+use super::interval::{lead_interval, Interval};
 use super::{
     read_jsonl, read_tools, run, run_baseline, run_multi, sample, Baseline, EvalQuery, ModeReport,
     MultiReport,
@@ -135,6 +136,9 @@ pub struct SetReport {
     pub half: Half,
     pub tools: usize,
     pub modes: Vec<ModeReport>,
+    /// 90% interval of hybrid's lead over the naive baseline, resampling gold tools
+    /// (`interval`): how far the lead could move on other tools of the same kind.
+    pub lead_interval: Option<Interval>,
     pub multi: Option<MultiReport>,
 }
 
@@ -193,22 +197,30 @@ pub fn run_set(
     } else {
         Some(run_multi(&engine, &multi)?)
     };
+    let outcomes = |m: &str| {
+        modes
+            .iter()
+            .find(|x| x.mode.as_str() == m)
+            .map_or(&[][..], |x| &x.outcomes[..])
+    };
+    let lead_interval = lead_interval(outcomes("baseline"), outcomes("hybrid"));
     Ok(SetReport {
         set: spec.name.clone(),
         half,
         tools: tool_count,
         modes,
+        lead_interval,
         multi,
     })
 }
 
 /// The suite's table: NDCG@5 of every mode a set (the baseline with parameters where the
-/// catalog has any, "-" elsewhere), hybrid's lead over the baseline and over the better
-/// single mode, hybrid's R@1 and R@5; then search against recommend on the multi-tool
-/// queries.
+/// catalog has any, "-" elsewhere), hybrid's lead over the baseline with its 90% interval
+/// by gold tool and its lead over the better single mode, hybrid's R@1 and R@5; then search
+/// against recommend on the multi-tool queries.
 pub fn render(reports: &[SetReport]) -> String {
     let mut out = String::from(
-        "NDCG@5 (%)   half  tools queries baseline +params keyword semantic  hybrid  vs base vs best    R@1    R@5\n",
+        "NDCG@5 (%)   half  tools queries baseline +params keyword semantic  hybrid  vs base  90% by tool vs best    R@1    R@5\n",
     );
     for r in reports {
         let mode = |m: &str| r.modes.iter().find(|x| x.mode.as_str() == m);
@@ -217,8 +229,12 @@ pub fn render(reports: &[SetReport]) -> String {
         let best_single = ndcg("keyword").max(ndcg("semantic"));
         let with_parameters = mode("baseline_parameters")
             .map_or_else(|| "-".to_string(), |m| format!("{:.1}", m.ndcg_at_5));
+        let interval = r.lead_interval.map_or_else(
+            || "-".to_string(),
+            |i| format!("{:+.1}..{:+.1}", i.low, i.high),
+        );
         out.push_str(&format!(
-            "{:<12} {:<5} {:>5} {:>7} {:>8.1} {:>7} {:>7.1} {:>8.1} {:>7.1} {:>+8.1} {:>+7.1} {:>6.1} {:>6.1}\n",
+            "{:<12} {:<5} {:>5} {:>7} {:>8.1} {:>7} {:>7.1} {:>8.1} {:>7.1} {:>+8.1} {:>12} {:>+7.1} {:>6.1} {:>6.1}\n",
             r.set,
             r.half.as_str(),
             r.tools,
@@ -229,6 +245,7 @@ pub fn render(reports: &[SetReport]) -> String {
             ndcg("semantic"),
             ndcg("hybrid"),
             ndcg("hybrid") - ndcg("baseline"),
+            interval,
             ndcg("hybrid") - best_single,
             hybrid.map_or(0.0, |h| h.recall_at_1),
             hybrid.map_or(0.0, |h| h.recall_at_5),
@@ -284,12 +301,13 @@ mod tests {
                     outcomes: Vec::new(),
                 })
                 .collect(),
+            lead_interval: None,
             multi: None,
         }
     }
 
     /// The baseline with parameters has its own column, "-" for a set without parameters;
-    /// "vs base" is the lead over the first form.
+    /// "vs base" is the lead over the first form, with its interval beside it.
     #[test]
     fn the_table_shows_both_baselines() {
         use SearchMode::{Hybrid, Keyword, Semantic};
@@ -301,7 +319,12 @@ mod tests {
         ];
         let mut with = plain.to_vec();
         with.insert(1, (Mode::BaselineParameters, 66.5));
-        let table = render(&[report("lean", &plain), report("schemas", &with)]);
+        let mut schemas = report("schemas", &with);
+        schemas.lead_interval = Some(Interval {
+            low: 5.0,
+            high: 15.04,
+        });
+        let table = render(&[report("lean", &plain), schemas]);
         let rows: Vec<Vec<&str>> = table
             .lines()
             .skip(1)
@@ -311,6 +334,9 @@ mod tests {
         assert_eq!(rows[0][4..7], ["60.0", "-", "50.0"], "{table}");
         assert_eq!(rows[1][4..7], ["60.0", "66.5", "50.0"], "{table}");
         assert_eq!(rows[1][9], "+10.0", "{table}");
+        // The lead's interval by gold tool follows it, "-" where there is none.
+        assert_eq!((rows[0][10], rows[1][10]), ("-", "+5.0..+15.0"), "{table}");
+        assert_eq!(rows[1][11], "+15.0", "{table}");
     }
 
     #[test]

@@ -107,8 +107,8 @@ fn recommend_beats_search_on_two_tool_queries() {
 }
 
 /// `--suite`: every set of the manifest, one half, every mode beside the naive baseline (and
-/// the baseline with parameters where the set has any), and search against recommend on
-/// multi-tool queries, in one report.
+/// the baseline with parameters where the set has any), hybrid's lead with its interval,
+/// and search against recommend on multi-tool queries, in one report.
 #[test]
 fn the_suite_reports_every_set_and_mode() {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/suite.json");
@@ -160,6 +160,12 @@ fn the_suite_reports_every_set_and_mode() {
         };
         assert_eq!(modes, expected, "{set}");
         assert!(set["multi"]["queries"].as_u64().unwrap() > 0, "{set}");
+        // The lead over the baseline comes with its interval by gold tool.
+        let (low, high) = (
+            set["lead_interval"]["low"].as_f64().unwrap(),
+            set["lead_interval"]["high"].as_f64().unwrap(),
+        );
+        assert!(low <= high && low >= -100.0 && high <= 100.0, "{set}");
     }
 }
 
