@@ -227,6 +227,9 @@ pub struct MultiReport {
     pub search_recall_at_5: f64,
     pub recommend_recall_at_5: f64,
     pub recommend_queries_per_second: f64,
+    /// 90% interval, by first gold tool, of recommend's lead over search in queries with
+    /// every gold tool in the first five (`interval`).
+    pub recommend_lead_interval: Option<interval::Interval>,
     /// Each query's outcome (1 with every gold tool in the first five, else 0) in search
     /// and in recommend (`compare`), in query order.
     #[serde(skip)]
@@ -292,6 +295,7 @@ pub fn run_multi(engine: &Engine, queries: &[EvalQuery]) -> Result<MultiReport> 
         search_recall_at_5: 100.0 * s_rec / n,
         recommend_recall_at_5: 100.0 * r_rec / n,
         recommend_queries_per_second: queries.len() as f64 / recommend_secs.max(1e-9),
+        recommend_lead_interval: interval::lead_interval(&search_outcomes, &recommend_outcomes),
         search_outcomes,
         recommend_outcomes,
     })
@@ -304,6 +308,7 @@ pub fn render_multi(r: &MultiReport) -> String {
             all gold in 5   gold recall@5
 search      {:>13.1} {:>15.1}
 recommend   {:>13.1} {:>15.1}
+recommend - search, all gold in 5, 90% interval by gold tool: {}
 recommend: {:.0} queries/s
 ",
         r.queries,
@@ -311,6 +316,10 @@ recommend: {:.0} queries/s
         r.search_recall_at_5,
         r.recommend_all_at_5,
         r.recommend_recall_at_5,
+        r.recommend_lead_interval.map_or_else(
+            || "-".to_string(),
+            |i| format!("{:+.1} to {:+.1}", i.low, i.high)
+        ),
         r.recommend_queries_per_second
     )
 }

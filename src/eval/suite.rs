@@ -217,7 +217,7 @@ pub fn run_set(
 /// The suite's table: NDCG@5 of every mode a set (the baseline with parameters where the
 /// catalog has any, "-" elsewhere), hybrid's lead over the baseline with its 90% interval
 /// by gold tool and its lead over the better single mode, hybrid's R@1 and R@5; then search
-/// against recommend on the multi-tool queries.
+/// against recommend on the multi-tool queries, with the interval of recommend's lead.
 pub fn render(reports: &[SetReport]) -> String {
     let mut out = String::from(
         "NDCG@5 (%)   half  tools queries baseline +params keyword semantic  hybrid  vs base  90% by tool vs best    R@1    R@5\n",
@@ -229,10 +229,6 @@ pub fn render(reports: &[SetReport]) -> String {
         let best_single = ndcg("keyword").max(ndcg("semantic"));
         let with_parameters = mode("baseline_parameters")
             .map_or_else(|| "-".to_string(), |m| format!("{:.1}", m.ndcg_at_5));
-        let interval = r.lead_interval.map_or_else(
-            || "-".to_string(),
-            |i| format!("{:+.1}..{:+.1}", i.low, i.high),
-        );
         out.push_str(&format!(
             "{:<12} {:<5} {:>5} {:>7} {:>8.1} {:>7} {:>7.1} {:>8.1} {:>7.1} {:>+8.1} {:>12} {:>+7.1} {:>6.1} {:>6.1}\n",
             r.set,
@@ -245,29 +241,38 @@ pub fn render(reports: &[SetReport]) -> String {
             ndcg("semantic"),
             ndcg("hybrid"),
             ndcg("hybrid") - ndcg("baseline"),
-            interval,
+            interval_text(r.lead_interval),
             ndcg("hybrid") - best_single,
             hybrid.map_or(0.0, |h| h.recall_at_1),
             hybrid.map_or(0.0, |h| h.recall_at_5),
         ));
     }
     out.push_str(
-        "\nmulti-tool    queries  all gold in 5: search recommend   gold recall@5: search recommend\n",
+        "\nmulti-tool    queries  all gold in 5: search recommend  90% by tool   gold recall@5: search recommend\n",
     );
     for r in reports {
         if let Some(m) = &r.multi {
             out.push_str(&format!(
-                "{:<12} {:>8} {:>22.1} {:>9.1} {:>23.1} {:>9.1}\n",
+                "{:<12} {:>8} {:>22.1} {:>9.1} {:>12} {:>23.1} {:>9.1}\n",
                 r.set,
                 m.queries,
                 m.search_all_at_5,
                 m.recommend_all_at_5,
+                interval_text(m.recommend_lead_interval),
                 m.search_recall_at_5,
                 m.recommend_recall_at_5
             ));
         }
     }
     out
+}
+
+/// An interval as "low..high" in signed points, "-" when there is none.
+fn interval_text(interval: Option<Interval>) -> String {
+    interval.map_or_else(
+        || "-".to_string(),
+        |i| format!("{:+.1}..{:+.1}", i.low, i.high),
+    )
 }
 
 #[cfg(test)]
@@ -337,6 +342,34 @@ mod tests {
         // The lead's interval by gold tool follows it, "-" where there is none.
         assert_eq!((rows[0][10], rows[1][10]), ("-", "+5.0..+15.0"), "{table}");
         assert_eq!(rows[1][11], "+15.0", "{table}");
+    }
+
+    /// The multi-tool table gives recommend's lead over search its interval by gold tool.
+    #[test]
+    fn the_multi_tool_table_shows_recommend_s_interval() {
+        let mut r = report("tasks", &[(Mode::Baseline, 60.0)]);
+        r.multi = Some(MultiReport {
+            queries: 20,
+            search_all_at_5: 50.0,
+            recommend_all_at_5: 55.0,
+            search_recall_at_5: 70.0,
+            recommend_recall_at_5: 75.0,
+            recommend_queries_per_second: 0.0,
+            recommend_lead_interval: Some(Interval {
+                low: -5.0,
+                high: 15.0,
+            }),
+            search_outcomes: Vec::new(),
+            recommend_outcomes: Vec::new(),
+        });
+        let table = render(&[r]);
+        let row: Vec<&str> = table
+            .lines()
+            .find(|l| l.starts_with("tasks") && l.contains("55.0"))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert_eq!(row[1..5], ["20", "50.0", "55.0", "-5.0..+15.0"], "{table}");
     }
 
     #[test]

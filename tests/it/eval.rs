@@ -166,6 +166,11 @@ fn the_suite_reports_every_set_and_mode() {
             set["lead_interval"]["high"].as_f64().unwrap(),
         );
         assert!(low <= high && low >= -100.0 && high <= 100.0, "{set}");
+        let multi = &set["multi"]["recommend_lead_interval"];
+        assert!(
+            multi["low"].as_f64().unwrap() <= multi["high"].as_f64().unwrap(),
+            "{set}"
+        );
     }
 }
 
