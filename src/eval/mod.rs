@@ -4,8 +4,8 @@
 //! `suite` runs every development set's tune or test half into one table; `learning` measures
 //! ranking before and after replaying half of each tool's queries as feedback; `compare`
 //! keeps each query's outcome and compares two runs query by query; `interval` bootstraps a
-//! set's lead over the baseline by gold tool. Used by `toolscout eval`
-//! and by the regression-floor tests.
+//! set's lead over the baseline by gold tool. Used by `toolscout eval` and by the
+//! regression-floor tests.
 
 mod baseline;
 pub mod compare;
