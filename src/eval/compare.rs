@@ -250,26 +250,34 @@ fn delta(set: &str, half: &str, measure: &str, pairs: &[Pair<'_>]) -> Delta {
 /// gold tool is a unit of its own. Sums within rounding of 0 are 0: an up and a down of the
 /// same tool cancel.
 fn tool_sums(pairs: &[Pair<'_>]) -> Vec<f64> {
+    by_gold_tool(pairs.iter().map(|&(a, b, gold)| (gold, b - a)))
+        .into_iter()
+        .map(|(sum, _)| if sum.abs() < 1e-9 { 0.0 } else { sum })
+        .collect()
+}
+
+/// The units of the tests over a set (this one's and `interval`'s): per gold tool, its
+/// queries' summed values and how many there are, in the order the tools first come. A
+/// query without a gold tool is a unit of its own.
+pub(super) fn by_gold_tool<'a>(
+    items: impl IntoIterator<Item = (&'a str, f64)>,
+) -> Vec<(f64, usize)> {
     let mut at: HashMap<&str, usize> = HashMap::new();
-    let mut sums: Vec<f64> = Vec::new();
-    for &(a, b, gold) in pairs {
+    let mut units: Vec<(f64, usize)> = Vec::new();
+    for (gold, value) in items {
         let i = if gold.is_empty() {
-            sums.push(0.0);
-            sums.len() - 1
+            units.push((0.0, 0));
+            units.len() - 1
         } else {
             *at.entry(gold).or_insert_with(|| {
-                sums.push(0.0);
-                sums.len() - 1
+                units.push((0.0, 0));
+                units.len() - 1
             })
         };
-        sums[i] += b - a;
+        units[i].0 += value;
+        units[i].1 += 1;
     }
-    for s in &mut sums {
-        if s.abs() < 1e-9 {
-            *s = 0.0;
-        }
-    }
-    sums
+    units
 }
 
 /// Two-sided p-value of the paired randomization test on the mean of `diffs` (one per unit:

@@ -9,9 +9,9 @@
 //! drawn twice counts twice), so the interval is of the same per-request mean the table
 //! reports. Pure and seeded: the same outcomes give the same interval.
 
+use super::compare::by_gold_tool;
 use super::Outcome;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Resamples drawn; the 5th and 95th percentiles of 2,000 means move by under 0.1 point
 /// between seeds on the development sets.
@@ -29,30 +29,15 @@ pub struct Interval {
 }
 
 /// The 90% interval of hybrid's lead over the baseline, by gold tool, from the two modes'
-/// outcomes of the same queries (paired by query id; a query missing from either is left
-/// out). None without a paired query.
+/// outcomes of the same queries, which both modes report in query order (a pair whose
+/// query ids differ is left out). None without a paired query.
 pub fn lead_interval(baseline: &[Outcome], hybrid: &[Outcome]) -> Option<Interval> {
-    let base: HashMap<&str, f64> = baseline.iter().map(|o| (o.qid.as_str(), o.score)).collect();
-    let mut at: HashMap<&str, usize> = HashMap::new();
-    // Per unit: (summed difference, requests). A query without a gold tool is its own unit.
-    let mut units: Vec<(f64, usize)> = Vec::new();
-    for o in hybrid {
-        let Some(b) = base.get(o.qid.as_str()) else {
-            continue;
-        };
-        let i = if o.gold.is_empty() {
-            units.push((0.0, 0));
-            units.len() - 1
-        } else {
-            *at.entry(o.gold.as_str()).or_insert_with(|| {
-                units.push((0.0, 0));
-                units.len() - 1
-            })
-        };
-        units[i].0 += o.score - b;
-        units[i].1 += 1;
-    }
-    bootstrap(&units, RESAMPLES, SEED)
+    let differences = baseline
+        .iter()
+        .zip(hybrid)
+        .filter(|(b, h)| b.qid == h.qid)
+        .map(|(b, h)| (h.gold.as_str(), h.score - b.score));
+    bootstrap(&by_gold_tool(differences), RESAMPLES, SEED)
 }
 
 /// Percentile interval of the per-request mean over units drawn with replacement.
@@ -85,6 +70,7 @@ fn bootstrap(units: &[(f64, usize)], resamples: usize, seed: u64) -> Option<Inte
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::HashMap;
 
     fn outcome(qid: &str, gold: &str, score: f64) -> Outcome {
         Outcome {
