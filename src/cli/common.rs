@@ -172,6 +172,18 @@ pub(crate) fn load_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String
     Ok(Arc::new(embedder))
 }
 
+/// Loads the published model the evaluation's naive baseline embeds with
+/// (`Precision::Stock`), or says why there is none.
+pub(crate) fn load_stock_embedder(config: &Config) -> Result<Arc<dyn Embedder>, String> {
+    let embedder = OnnxEmbedder::load_precision(
+        &config.models_dir,
+        toolscout::embed::onnx::default_sessions(),
+        toolscout::embed::onnx::Precision::Stock,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(Arc::new(embedder))
+}
+
 /// The exit code of a command that failed with `e` (see the module comment).
 pub(crate) fn exit_code(e: &Error) -> ExitCode {
     match e {

@@ -5,7 +5,7 @@
 //! every query's outcome, and `--compare` reads two such files query by query
 //! (`eval::compare`).
 
-use super::common::{bad_argument, load_embedder};
+use super::common::{bad_argument, load_embedder, load_stock_embedder};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -147,11 +147,17 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
         });
     }
     let build = std::time::Instant::now();
-    let baseline = match (&embedder, args.mode) {
-        (Ok(e), EvalMode::Baseline | EvalMode::All) => {
-            Some(ev::Baseline::build(&tools, e.as_ref())?)
-        }
+    let stock = match (&embedder, args.mode) {
+        (Ok(_), EvalMode::Baseline | EvalMode::All) => Some(load_stock_embedder(config).map_err(
+            |reason| Error::ModelUnavailable {
+                reason: format!("the baseline needs it: {reason}"),
+            },
+        )?),
         _ => None,
+    };
+    let baseline = match &stock {
+        Some(e) => Some(ev::Baseline::build(&tools, e.as_ref())?),
+        None => None,
     };
     let tool_count = tools.len();
     let engine = ev::engine(tools, embedder.clone())?;
@@ -175,7 +181,7 @@ pub(crate) fn eval(config: &Config, args: EvalArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut reports: Vec<ModeReport> = Vec::new();
-    if let (Some(b), Ok(e)) = (&baseline, &embedder) {
+    if let (Some(b), Some(e)) = (&baseline, &stock) {
         reports.push(ev::run_baseline(b, e.as_ref(), &queries)?);
     }
     let modes: &[SearchMode] = match args.mode {
@@ -213,9 +219,7 @@ fn eval_suite(
     let base = manifest_path
         .parent()
         .unwrap_or_else(|| std::path::Path::new("."));
-    let embedder = load_embedder(config).map_err(|reason| Error::ModelUnavailable {
-        reason: format!("the suite needs it: {reason}"),
-    })?;
+    let models = models(config)?;
     let mut reports = Vec::new();
     let mut learning = Vec::new();
     for spec in &manifest.sets {
@@ -232,11 +236,11 @@ fn eval_suite(
                 base,
                 manifest.seed,
                 half,
-                &embedder,
+                &models,
                 &options,
             )?);
         } else {
-            reports.push(suite::run_set(&spec, base, manifest.seed, half, &embedder)?);
+            reports.push(suite::run_set(&spec, base, manifest.seed, half, &models)?);
         }
         eprintln!("{}: {:.1}s", spec.name, start.elapsed().as_secs_f64());
     }
@@ -294,17 +298,15 @@ fn eval_feedback(
     queries: &[EvalQuery],
     args: &EvalArgs,
 ) -> Result<ExitCode, Error> {
-    let embedder = load_embedder(config).map_err(|reason| Error::ModelUnavailable {
-        reason: format!("the feedback protocol needs it: {reason}"),
-    })?;
-    let baseline = ev::Baseline::build(&tools, embedder.as_ref())?;
-    let engine = ev::engine_learning(tools, Ok(embedder.clone()), args.learning_weight)?;
+    let models = models(config)?;
+    let baseline = ev::Baseline::build(&tools, models.baseline.as_ref())?;
+    let engine = ev::engine_learning(tools, Ok(models.product.clone()), args.learning_weight)?;
     let report = ev::learning::run_protocol(&ev::learning::Protocol {
         set: "set",
         half: args.half.into(),
         engine: &engine,
         baseline: &baseline,
-        embedder: embedder.as_ref(),
+        embedder: models.baseline.as_ref(),
         queries,
         noise: args.noise,
         seed: args.seed,
@@ -320,4 +322,16 @@ fn eval_feedback(
 /// A report as indented JSON.
 fn pretty<T: serde::Serialize>(report: &T) -> Result<String, Error> {
     serde_json::to_string_pretty(report).map_err(|e| Error::Internal(e.to_string()))
+}
+
+/// The product's model and the published one the naive baseline embeds with, or why the
+/// evaluation cannot have them.
+fn models(config: &Config) -> Result<ev::Models, Error> {
+    let unavailable = |reason: String| Error::ModelUnavailable {
+        reason: format!("the evaluation needs it: {reason}"),
+    };
+    Ok(ev::Models {
+        product: load_embedder(config).map_err(unavailable)?,
+        baseline: load_stock_embedder(config).map_err(unavailable)?,
+    })
 }

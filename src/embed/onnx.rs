@@ -121,6 +121,14 @@ impl OnnxEmbedder {
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"))?;
         let env = runtime(&dir.join("libonnxruntime.so"))?;
         let model_path = dir.join(precision.file());
+        if !model_path.is_file() {
+            return Err(Error::ModelUnavailable {
+                reason: format!(
+                    "{} is missing (`make models` fetches and derives it)",
+                    model_path.display()
+                ),
+            });
+        }
         // Opened side by side: each takes ~0.1 s of parsing and optimising the graph.
         let n = sessions.max(1);
         // One copy of the weights as the CPU kernels lay them out, shared by every session.

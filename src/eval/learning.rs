@@ -132,6 +132,7 @@ pub struct Protocol<'a> {
     pub half: Half,
     pub engine: &'a Engine,
     pub baseline: &'a Baseline,
+    /// The baseline's model (`Models::baseline`).
     pub embedder: &'a dyn Embedder,
     pub queries: &'a [EvalQuery],
     pub noise: f64,

@@ -12,12 +12,10 @@ use super::{
     read_jsonl, read_tools, run, run_baseline, run_multi, sample, Baseline, EvalQuery, ModeReport,
     MultiReport,
 };
-use crate::embed::Embedder;
 use crate::engine::SearchMode;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The seed of the tune/test split, fixed so that every session measures the same halves.
 pub const SPLIT_SEED: u64 = 14;
@@ -109,20 +107,21 @@ pub fn run_set_feedback(
     base: &Path,
     seed: u64,
     half: Half,
-    embedder: &Arc<dyn Embedder>,
+    models: &super::Models,
     options: &super::learning::Options,
 ) -> Result<super::learning::FeedbackReport> {
     let tools = read_tools(&base.join(&spec.tools))?;
     let all: Vec<EvalQuery> = read_jsonl(&base.join(&spec.queries))?;
     let queries = select(all, half, seed, spec.limit);
-    let baseline = Baseline::build(&tools, embedder.as_ref())?;
-    let engine = super::engine_learning(tools, Ok(embedder.clone()), options.learning_weight)?;
+    let baseline = Baseline::build(&tools, models.baseline.as_ref())?;
+    let engine =
+        super::engine_learning(tools, Ok(models.product.clone()), options.learning_weight)?;
     super::learning::run_protocol(&super::learning::Protocol {
         set: &spec.name,
         half,
         engine: &engine,
         baseline: &baseline,
-        embedder: embedder.as_ref(),
+        embedder: models.baseline.as_ref(),
         queries: &queries,
         noise: options.noise,
         seed,
@@ -163,7 +162,7 @@ pub fn run_set(
     base: &Path,
     seed: u64,
     half: Half,
-    embedder: &Arc<dyn Embedder>,
+    models: &super::Models,
 ) -> Result<SetReport> {
     let tools = read_tools(&base.join(&spec.tools))?;
     let all: Vec<EvalQuery> = read_jsonl(&base.join(&spec.queries))?;
@@ -176,15 +175,16 @@ pub fn run_set(
             .cloned()
             .collect(),
     };
-    let baseline = Baseline::build(&tools, embedder.as_ref())?;
-    let mut modes = vec![run_baseline(&baseline, embedder.as_ref(), &queries)?];
+    let stock = models.baseline.as_ref();
+    let baseline = Baseline::build(&tools, stock)?;
+    let mut modes = vec![run_baseline(&baseline, stock, &queries)?];
     // Only where the catalog has parameters: elsewhere its documents are the first form's.
     if tools.iter().any(|t| !t.parameters.is_empty()) {
-        let with_parameters = Baseline::with_parameters(&tools, embedder.as_ref())?;
-        modes.push(run_baseline(&with_parameters, embedder.as_ref(), &queries)?);
+        let with_parameters = Baseline::with_parameters(&tools, stock)?;
+        modes.push(run_baseline(&with_parameters, stock, &queries)?);
     }
     let tool_count = tools.len();
-    let engine = super::engine(tools, Ok(embedder.clone()))?;
+    let engine = super::engine(tools, Ok(models.product.clone()))?;
     for mode in [
         SearchMode::Keyword,
         SearchMode::Semantic,

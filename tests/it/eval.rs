@@ -1,37 +1,23 @@
 //! Retrieval-quality floor: `toolscout eval` on a fixed 1,000-query sample of the MetaTool
 //! development set (tests/fixtures/metatool), with the real model. A regression floor, not
-//! the goal: hybrid NDCG@5 must stay at or above 70 and within a point of the better of
-//! keyword-only and semantic-only. Also: the development suite's table, tools read in the
-//! shape of an MCP `tools/list` result, the suite's copy of the catalog in that shape, and two
-//! runs compared query by query.
+//! the goal: hybrid NDCG@5 must stay at or above 70, on the whole sample and on its requests
+//! for tools the model was not fine-tuned on, and within a point of the better of
+//! keyword-only and semantic-only on the suite's MetaTool test half. Also: the development
+//! suite's table, tools read in the shape of an MCP `tools/list` result, the suite's copy of
+//! the catalog in that shape, and two runs compared query by query.
 
 use crate::common::fixtures;
 use serde_json::Value;
+use std::ffi::OsStr;
 
 #[test]
 fn hybrid_search_clears_the_quality_floor() {
-    let dir = fixtures().join("metatool");
-    let out = crate::common::toolscout()
-        .args(["eval", "--mode", "all", "--json", "--tools"])
-        .arg(dir.join("tools.jsonl"))
-        .arg("--queries")
-        .arg(dir.join("queries_sample.jsonl"))
-        .env_remove("TOOLSCOUT_MODELS_DIR")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "eval failed: {stderr}");
-    let reports: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON report");
-    let ndcg = |mode: &str| {
-        reports
-            .iter()
-            .find(|r| r["mode"] == mode)
-            .and_then(|r| r["ndcg_at_5"].as_f64())
-            .unwrap_or_else(|| panic!("no {mode} report in {reports:?}"))
-    };
+    let reports = metatool_eval(&["--mode", "all", "--json"], "queries_sample.jsonl");
+    let reports = reports.as_array().expect("one report a mode");
+    let ndcg = |mode: &str| ndcg_of(reports, mode);
     let (keyword, semantic, hybrid) = (ndcg("keyword"), ndcg("semantic"), ndcg("hybrid"));
     eprintln!("NDCG@5 keyword {keyword:.1}, semantic {semantic:.1}, hybrid {hybrid:.1}");
-    for r in &reports {
+    for r in reports {
         assert_eq!(r["queries"], 1000);
         for metric in ["recall_at_1", "recall_at_5", "ndcg_at_5", "mrr_at_10"] {
             let v = r[metric].as_f64().unwrap();
@@ -44,10 +30,53 @@ fn hybrid_search_clears_the_quality_floor() {
         hybrid >= baseline + 5.0,
         "hybrid {hybrid:.1} must lead the naive baseline {baseline:.1} by 5 points"
     );
+    // Hybrid against the single modes is checked on tools the model never trained on
+    // (below): 584 of this sample's requests are for tune-half tools, where the fine-tuned
+    // model's semantic mode is inflated (78.3 here, 74.7 on the other 416).
+}
+
+/// Hybrid within a point of the better single mode, on the suite's MetaTool test half (the
+/// 2,000 requests of the README's table; tools the model never saw a request for).
+#[test]
+fn hybrid_stays_within_a_point_of_the_better_single_mode() {
+    let eval = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/metatool");
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("suite.json");
+    let set = serde_json::json!({
+        "seed": 14,
+        "sets": [{
+            "name": "metatool",
+            "tools": eval.join("tools.jsonl"),
+            "queries": eval.join("queries.jsonl"),
+            "limit": 2000
+        }]
+    });
+    std::fs::write(&manifest, set.to_string()).unwrap();
+    let suite = ["eval".as_ref(), "--suite".as_ref(), manifest.as_os_str()];
+    let sets = eval_json(
+        suite
+            .into_iter()
+            .chain(["--half", "test", "--json"].map(OsStr::new)),
+    );
+    let modes = sets[0]["modes"].as_array().expect("the set's modes");
+    let ndcg = |mode: &str| ndcg_of(modes, mode);
+    let (keyword, semantic, hybrid) = (ndcg("keyword"), ndcg("semantic"), ndcg("hybrid"));
+    eprintln!(
+        "MetaTool test half: keyword {keyword:.1}, semantic {semantic:.1}, hybrid {hybrid:.1}"
+    );
     assert!(
         hybrid >= keyword.max(semantic) - 1.0,
         "hybrid {hybrid:.1} falls more than a point below the better single mode ({keyword:.1} / {semantic:.1})"
     );
+}
+
+/// NDCG@5 of `mode` among one report a mode.
+fn ndcg_of(reports: &[Value], mode: &str) -> f64 {
+    reports
+        .iter()
+        .find(|r| r["mode"] == mode)
+        .and_then(|r| r["ndcg_at_5"].as_f64())
+        .unwrap_or_else(|| panic!("no {mode} report in {reports:?}"))
 }
 
 #[test]
@@ -75,19 +104,52 @@ fn eval_reports_malformed_input_with_its_line() {
 /// the real model), and its JSON report.
 pub(crate) fn metatool_eval(args: &[&str], queries: &str) -> Value {
     let dir = fixtures().join("metatool");
+    let (tools, queries) = (dir.join("tools.jsonl"), dir.join(queries));
+    let files = [
+        "--tools".as_ref(),
+        tools.as_os_str(),
+        "--queries".as_ref(),
+        queries.as_os_str(),
+    ];
+    eval_json(
+        std::iter::once(OsStr::new("eval"))
+            .chain(args.iter().map(OsStr::new))
+            .chain(files),
+    )
+}
+
+/// The JSON that `toolscout` prints with `args` (with the installed models), which must
+/// succeed.
+fn eval_json<'a>(args: impl IntoIterator<Item = &'a OsStr>) -> Value {
     let out = crate::common::toolscout()
-        .arg("eval")
         .args(args)
-        .arg("--tools")
-        .arg(dir.join("tools.jsonl"))
-        .arg("--queries")
-        .arg(dir.join(queries))
         .env_remove("TOOLSCOUT_MODELS_DIR")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "eval failed: {stderr}");
     serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+/// The sample's requests whose gold tool is in the test half: the embedding model was
+/// fine-tuned on tune-half tools' requests (scripts/finetune/), so these are the part of the
+/// sample it never saw a request of (416 of 1,000). The floor and the lead hold there too.
+#[test]
+fn hybrid_search_clears_the_floor_on_tools_the_model_was_not_tuned_on() {
+    let reports = metatool_eval(
+        &["--mode", "all", "--json", "--half", "test"],
+        "queries_sample.jsonl",
+    );
+    let reports = reports.as_array().expect("one report a mode");
+    let ndcg = |mode: &str| ndcg_of(reports, mode);
+    assert!(reports.iter().all(|r| r["queries"] == 416), "{reports:?}");
+    let (baseline, hybrid) = (ndcg("baseline"), ndcg("hybrid"));
+    eprintln!("test-half tools: baseline {baseline:.1}, hybrid {hybrid:.1}");
+    assert!(hybrid >= 70.0, "hybrid NDCG@5 {hybrid:.1} < 70");
+    assert!(
+        hybrid >= baseline + 5.0,
+        "hybrid {hybrid:.1} must lead the naive baseline {baseline:.1} by 5 points"
+    );
 }
 
 /// Recommend must find both gold tools of two-tool queries more often than plain search.

@@ -1,8 +1,10 @@
-//! Which of the two model files runs: `model-w8a8.onnx` (matrix products in integers, on
-//! CPUs with VNNI) or `model.onnx` (int8 weights widened to float32 for every product).
+//! Which of the model files runs: `model-w8a8.onnx` (matrix products in integers, on
+//! CPUs with VNNI) or `model.onnx` (int8 weights widened to float32 for every product), or,
+//! for the evaluation's naive baseline only, `model-stock.onnx`: all-MiniLM-L6-v2 as
+//! published, before toolscout's fine-tuning (see `models/README.md`).
 //!
-//! Both hold the same int8 weights; `scripts/w8a8-model.py` says how the first is derived
-//! from the second, with its attention blocks and GELUs fused. The w8a8 model embeds catalog
+//! The first two hold the same int8 weights; `scripts/w8a8-model.py` says how the first is
+//! derived from the second, with its attention blocks and GELUs fused. The w8a8 model embeds catalog
 //! passages about 2.6x and a short query 2.2x faster, and stays within cosine ~0.998 of the
 //! float one. It needs VNNI because ONNX Runtime multiplies its unsigned activations by
 //! signed weights with `vpmaddubsw` on CPUs without it, whose 16-bit pair sums saturate for
@@ -18,6 +20,10 @@ pub enum Precision {
     W8A8,
     /// `model.onnx`: 8-bit weights, float32 activations and sums.
     W8A32,
+    /// `model-stock.onnx`: the published model's 8-bit weights with float32 products, before
+    /// fine-tuning. Never the product's: the evaluation's naive baseline embeds with it, so
+    /// that the baseline stays what a developer would build from the published model.
+    Stock,
 }
 
 impl Precision {
@@ -26,17 +32,20 @@ impl Precision {
         match self {
             Precision::W8A8 => "model-w8a8.onnx",
             Precision::W8A32 => "model.onnx",
+            Precision::Stock => "model-stock.onnx",
         }
     }
 
-    /// Stored next to vectors (the vector cache, `/health`): vectors of the two models differ
-    /// slightly, so they are never mixed. The w8a8 id names the derivation too (`-2`: fused
-    /// attention and per-token QuantizeLinear), whose vectors differ from the first's where a
-    /// rounding tie flips an 8-bit code; `scripts/fetch-models` replaces an outdated file.
+    /// Stored next to vectors (the vector cache, `/health`, the persisted index): vectors of
+    /// different models are never mixed. The product's ids name the fine-tuning (`tuned-1`)
+    /// and the w8a8 derivation (`-2`: fused attention and per-token QuantizeLinear), whose
+    /// vectors differ where a rounding tie flips an 8-bit code; `scripts/fetch-models`
+    /// replaces an outdated file.
     pub fn model_id(self) -> &'static str {
         match self {
-            Precision::W8A8 => "all-MiniLM-L6-v2-w8a8-2",
-            Precision::W8A32 => "all-MiniLM-L6-v2-int8",
+            Precision::W8A8 => "all-MiniLM-L6-v2-tuned-1-w8a8-2",
+            Precision::W8A32 => "all-MiniLM-L6-v2-tuned-1-int8",
+            Precision::Stock => "all-MiniLM-L6-v2-int8",
         }
     }
 
