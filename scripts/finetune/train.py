@@ -10,8 +10,9 @@ decay, batches of 32, scale 20, gradients clipped at 1, seed 7: the settings tha
 sentence-transformers uses for this loss, not tuned here.
 
 A maintainer's step, not part of `make models`: it needs torch, transformers and
-safetensors (pip), and about 8 minutes on 2 cores. Its output is close to, not bitwise, the
-committed patch's source on another machine.
+safetensors (pip), and about 8 minutes on 2 cores. On the machine that made the committed
+patch, a second run gave it back array for array; another machine may differ in the last
+bits.
 
 Usage: python3 scripts/finetune/train.py BASE_MODEL_DIR PAIRS_DIR OUT_DIR
   BASE_MODEL_DIR: the published model in Hugging Face form (config.json, model.safetensors,
