@@ -438,6 +438,8 @@ pub(super) fn failed(what: impl Display, cause: impl Display) -> Error {
     }
 }
 
+#[cfg(test)]
+mod model_files_tests;
 mod pool;
 mod precision;
 mod pure;

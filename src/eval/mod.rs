@@ -101,7 +101,6 @@ fn splitmix64(state: &mut u64) -> u64 {
 /// The two models an evaluation runs: the product's (the engine embeds with it) and the
 /// published one that the naive baseline embeds with (`Precision::Stock`), so the baseline
 /// stays what a developer would build without toolscout.
-#[derive(Clone)]
 pub struct Models {
     pub product: Arc<dyn Embedder>,
     pub baseline: Arc<dyn Embedder>,
