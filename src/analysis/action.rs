@@ -290,8 +290,22 @@ pub fn request_action(text: &str) -> Option<Action> {
     if asks_whether && words().all(|w| class_of(w).is_none()) {
         return Some(Action::Read);
     }
-    stated(words())
+    // A change word after a form of "be" describes a state ("how the defaults are set",
+    // "where the flag is registered"), not a request to change it. It moved no request of
+    // the tune halves beyond its score; it mends what the score details and match reasons
+    // said ("asks to change something").
+    let all: Vec<&str> = words().collect();
+    let active = all.iter().enumerate().filter_map(|(i, w)| {
+        let passive =
+            i > 0 && STATE_BE.contains(&all[i - 1]) && class_of(w) == Some(Action::Change);
+        (!passive).then_some(*w)
+    });
+    stated(active)
 }
+
+/// Forms of "be" after which a change word is a state: not "be" itself, which follows a
+/// modal ("it should be set to 3") and asks for the change.
+const STATE_BE: &[&str] = &["is", "are", "was", "were", "been", "being"];
 
 /// Words that open a yes-or-no question about what is. Not "do" and "can", which as often
 /// open a command ("do a backup") or a request to act ("can you book ...").
@@ -343,6 +357,17 @@ mod tests {
             Some(Action::Change)
         );
         assert_eq!(request_action("do a backup of the disk"), None);
+        // A change word after "is" / "are" is a state asked about, after a modal's "be"
+        // a change asked for.
+        assert_eq!(request_action("grep it for how the defaults are set"), None);
+        assert_eq!(
+            request_action("find where the flag is registered"),
+            Some(Action::Read)
+        );
+        assert_eq!(
+            request_action("replicas should be set to 3"),
+            Some(Action::Change)
+        );
         assert_eq!(request_action("translate this sentence"), None);
     }
 

@@ -39,7 +39,7 @@ const CONSTRAINT_CUES: &[&str] = &[
 
 /// The task's ordered steps: split on sentence ends, semicolons, numbered items and sequence
 /// cues, then on "and" or commas followed by an action verb. Each step keeps its own words;
-/// a step that only points back ("locate it") joins the step it points at.
+/// a step that only points back ("read it") acts on what the step before names.
 pub fn steps(task: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sentence in split_sentences(task) {
@@ -277,7 +277,8 @@ const REFERRING: &[&str] = &[
 ];
 
 /// A step that names nothing of its own ("locate it", "read them") is the previous step's
-/// object acted on: alone its retrieval matches the verb with anything. It joins the step
+/// object acted on: alone its retrieval matches the verb with anything. It takes that object
+/// when the step before opens with an action verb (`acted_on`), and otherwise joins the step
 /// before it (the first step joins the next).
 fn join_referring(steps: Vec<String>) -> Vec<String> {
     let referring = |s: &str| {
@@ -289,7 +290,9 @@ fn join_referring(steps: Vec<String>) -> Vec<String> {
     let mut pending: Option<String> = None;
     for s in steps {
         if referring(&s) {
+            let resolved = out.last().and_then(|prev| acted_on(prev, &s));
             match out.last_mut() {
+                Some(_) if resolved.is_some() => out.extend(resolved),
                 Some(prev) => {
                     prev.push_str(", ");
                     prev.push_str(&s);
@@ -313,6 +316,27 @@ fn join_referring(steps: Vec<String>) -> Vec<String> {
     out
 }
 
+/// A referring step ("read it") as its own step on the object of the step before it, when
+/// that step opens with an action verb: "find a page that explains it", "read it" -> "read a
+/// page that explains it". The pronoun's thing is what the previous step found, and a
+/// second verb asks for a second tool. Joined to the step before, as before this rule, the
+/// second verb's tool took the step. Tune halves, recommend's all gold in five on the
+/// multi-tool requests: the third agent set 68.8 -> 70.1 (one request up, none down), no
+/// other set moved.
+fn acted_on(prev: &str, referring: &str) -> Option<String> {
+    let (verb, object) = prev.split_once(' ')?;
+    let own = referring.split_whitespace().next()?;
+    (ACTION_VERBS.contains(&bare(verb).as_str()) && !object.trim().is_empty())
+        .then(|| format!("{own} {}", object.trim()))
+}
+
+/// Words that open a question of its own after "and": "what does it call, and who last
+/// touched it" asks two things. Not "how", "what" and "why", which after "and" ask more of
+/// the same need as often ("the news about Tesla and how it affected the stock market"):
+/// with them the tune halves' multi-tool requests gained one of MetaTool's 315 for
+/// recommend (all gold in five); without them none moved.
+const QUESTION_OPENERS: &[&str] = &["who", "where", "which", "when", "whether"];
+
 /// Splits on " and " / ", " where the next word is an action verb.
 fn split_on_actions(clause: &str) -> Vec<String> {
     let words: Vec<&str> = clause.split_whitespace().collect();
@@ -326,6 +350,13 @@ fn split_on_actions(clause: &str) -> Vec<String> {
             ACTION_VERBS.contains(&n.to_lowercase().trim_matches(','))
                 || imperative(n, words.get(i + 2).copied())
         });
+        // After "and" (not a bare comma, which as often opens a relative clause: "the
+        // repos, which have ..."), a question word opens a question of its own.
+        let next_is_question = joiner
+            && words
+                .get(i + 1)
+                .is_some_and(|n| QUESTION_OPENERS.contains(&bare(n).as_str()));
+        let next_is_action = next_is_action || next_is_question;
         // Looked at only before a verb: a long clause is not re-read at every word.
         let asks_only = next_is_action && only_asking(&current);
         if joiner && next_is_action && current.len() >= 2 && !asks_only {

@@ -97,10 +97,37 @@ fn a_step_naming_nothing_joins_its_neighbour() {
         steps("find it; then read it; then open the newest log under /var/log"),
         ["find it, read it, open the newest log under /var/log"]
     );
-    // A step with a noun of its own stays a step.
+    // A step with a noun of its own stays a step; one after a step that opens with a verb
+    // acts on that step's object, as a step of its own.
     assert_eq!(
         steps("find the config, then read it and check its port"),
-        ["find the config, read it", "check its port"]
+        ["find the config", "read the config", "check its port"]
+    );
+    assert_eq!(
+        steps("find a page that explains it and read it"),
+        [
+            "find a page that explains it",
+            "read a page that explains it"
+        ]
+    );
+}
+
+/// "what does it call, and who last touched it" had been one step: a question after "and"
+/// is a step of its own, a relative clause after a comma is not.
+#[test]
+fn a_question_after_and_is_a_step() {
+    assert_eq!(
+        steps(
+            "what does handle_webhook call, two levels out, and who last touched each line of it?"
+        ),
+        [
+            "what does handle_webhook call, two levels out",
+            "who last touched each line of it"
+        ]
+    );
+    assert_eq!(
+        steps("list the repos of acme, which have more than 100 stars"),
+        ["list the repos of acme, which have more than 100 stars"]
     );
 }
 
@@ -210,7 +237,11 @@ fn the_users_own_later_step_is_no_step() {
                 I want to ask them about it on Slack afterwards";
     assert_eq!(
         steps(&without_purposes(task)),
-        ["find the line in src/ that raises 'quota exceeded' and who last modified it"]
+        // Who last changed a line is a question of its own (a blame, not a search).
+        [
+            "find the line in src/ that raises 'quota exceeded",
+            "who last modified it"
+        ]
     );
     let task = "show the last 100 lines so I can see why, then restart the service";
     assert_eq!(
