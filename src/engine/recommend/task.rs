@@ -460,10 +460,7 @@ fn split_keep(text: &str, separators: &[&str]) -> Vec<String> {
 
 /// Pushes `s` without surrounding punctuation, quotes or a dangling joiner ("..., and").
 fn push_trimmed(out: &mut Vec<String>, s: &str) {
-    let mut t = s
-        .trim()
-        .trim_matches(|c: char| matches!(c, ',' | '.' | '"' | '\'' | ':' | '?' | '!'))
-        .trim();
+    let mut t = unquoted(s);
     // Matched on `t` itself, ignoring ASCII case, so the cut is always at a boundary.
     while let Some(rest) = ["and", "also", "then", "or"].iter().find_map(|j| {
         if t.eq_ignore_ascii_case(j) {
@@ -476,6 +473,26 @@ fn push_trimmed(out: &mut Vec<String>, s: &str) {
     if !t.is_empty() {
         out.push(t.to_string());
     }
+}
+
+/// `s` without the punctuation at its ends, nor a quote there unless it pairs with one
+/// inside: "raises 'quota exceeded'" keeps its closing quote, "'find it'" loses both.
+fn unquoted(s: &str) -> &str {
+    let punctuation = |t| str::trim_matches(t, |c| matches!(c, ',' | '.' | ':' | '?' | '!'));
+    let mut t = punctuation(s.trim()).trim();
+    for q in ['"', '\''] {
+        let inner = t.strip_prefix(q).and_then(|r| r.strip_suffix(q));
+        if let Some(inner) = inner.filter(|i| !i.contains(q)) {
+            t = inner.trim();
+        }
+        if let Some(body) = t.strip_suffix(q).filter(|b| !b.contains(&format!(" {q}"))) {
+            t = body.trim_end();
+        }
+        if let Some(rest) = t.strip_prefix(q).filter(|r| !r.contains(q)) {
+            t = rest.trim_start();
+        }
+    }
+    punctuation(t).trim()
 }
 
 #[cfg(test)]

@@ -239,7 +239,7 @@ fn the_users_own_later_step_is_no_step() {
         steps(&without_purposes(task)),
         // Who last changed a line is a question of its own (a blame, not a search).
         [
-            "find the line in src/ that raises 'quota exceeded",
+            "find the line in src/ that raises 'quota exceeded'",
             "who last modified it"
         ]
     );
@@ -248,4 +248,16 @@ fn the_users_own_later_step_is_no_step() {
         steps(&without_purposes(task)),
         ["show the last 100 lines", "restart the service"]
     );
+}
+
+/// A step's closing quote had been cut ("raises 'quota exceeded"): a quote at a step's end
+/// stays when it closes one inside, and goes with its partner when it wraps the step.
+#[test]
+fn a_step_keeps_the_quote_it_closes() {
+    assert_eq!(
+        steps("find where it raises 'quota exceeded'."),
+        ["find where it raises 'quota exceeded'"]
+    );
+    assert_eq!(steps("\"find the config\""), ["find the config"]);
+    assert_eq!(steps("check it's fine'"), ["check it's fine"]);
 }
