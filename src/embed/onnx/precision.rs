@@ -4,9 +4,9 @@
 //! published, before toolscout's fine-tuning (see `models/README.md`).
 //!
 //! The first two hold the same int8 weights; `scripts/w8a8-model.py` says how the first is
-//! derived from the second, with its attention blocks and GELUs fused. The w8a8 model embeds catalog
-//! passages about 2.6x and a short query 2.2x faster, and stays within cosine ~0.998 of the
-//! float one. It needs VNNI because ONNX Runtime multiplies its unsigned activations by
+//! derived from the second, with its attention blocks and GELUs fused. The w8a8 model embeds
+//! catalog passages about 2.6x and a short query 2.2x faster, and stays within cosine ~0.998
+//! of the float one. It needs VNNI because ONNX Runtime multiplies its unsigned activations by
 //! signed weights with `vpmaddubsw` on CPUs without it, whose 16-bit pair sums saturate for
 //! large codes (ONNX Runtime's own quantization docs warn of this and ship a saturation
 //! checker for it); VNNI's `vpdpbusd` accumulates in 32 bits and is exact.
