@@ -165,10 +165,15 @@ fn passages(tool: &ToolRecord) -> Vec<Passage> {
 /// them: on bfcl's tune half these passages took semantic NDCG@5 from 61.4 to 68.1, and
 /// with the returns apibank's from 60.7 to 64.5; one passage of every parameter blurred
 /// (66.9 and 62.1).
+///
+/// A parameter without a description stays out (its name is in the keyword field): bare
+/// names ("id (string): ; page (integer): ") meet no request, yet a tool's cosine blends
+/// its summary with its best other passage. Gains in MCP shape: README, "Retrieval quality".
 fn parameter_passages(tool: &ToolRecord) -> Vec<Passage> {
     let items: Vec<String> = tool
         .parameters
         .iter()
+        .filter(|p| !p.description.trim().is_empty())
         .map(|p| {
             format!(
                 "{} ({}): {}",
@@ -443,6 +448,36 @@ mod tests {
         );
         assert!(d.keywords.contains("github"), "{}", d.keywords);
         assert_eq!(d.guidance, "GitHub's API");
+    }
+
+    #[test]
+    fn a_parameter_without_a_description_is_not_embedded() {
+        use crate::catalog::mcp::{record_from_mcp, McpTool};
+        let tool = |props: serde_json::Value| -> ToolRecord {
+            let t: McpTool = serde_json::from_value(serde_json::json!({
+                "name": "search_repositories", "description": "Find repositories.",
+                "inputSchema": {"type": "object", "properties": props}
+            }))
+            .unwrap();
+            record_from_mcp(&t, None, "s".into(), "c".into())
+        };
+        let params = |r: &ToolRecord| -> Vec<String> {
+            ToolDocument::from_record(0, r)
+                .passages
+                .into_iter()
+                .filter(|p| p.kind == PassageKind::Parameters)
+                .map(|p| p.text)
+                .collect()
+        };
+        let bare = tool(serde_json::json!({"id": {"type": "string"},
+            "researchGoal": {"type": "string", "description": "  "}}));
+        assert!(params(&bare).is_empty());
+        // Still words of the keyword field.
+        let d = ToolDocument::from_record(0, &bare);
+        assert!(d.parameters.contains("research goal"), "{}", d.parameters);
+        let mixed = tool(serde_json::json!({"id": {"type": "string"},
+            "owner": {"type": "string", "description": "Repository owner"}}));
+        assert_eq!(params(&mixed), ["owner (string): Repository owner"]);
     }
 
     #[test]
