@@ -166,14 +166,18 @@ fn passages(tool: &ToolRecord) -> Vec<Passage> {
 /// with the returns apibank's from 60.7 to 64.5; one passage of every parameter blurred
 /// (66.9 and 62.1).
 ///
-/// A parameter without a description stays out (its name is in the keyword field): bare
-/// names ("id (string): ; page (integer): ") meet no request, yet a tool's cosine blends
-/// its summary with its best other passage. Gains in MCP shape: README, "Retrieval quality".
+/// A tool that describes none of its parameters gets none of them here (their names are in
+/// the keyword field): bare names ("id (string): ; page (integer): ") meet no request, yet
+/// a tool's cosine blends its summary with its best other passage. Among described ones a
+/// bare name stays, read with them. Gains in MCP shape: README, "Retrieval quality".
 fn parameter_passages(tool: &ToolRecord) -> Vec<Passage> {
-    let items: Vec<String> = tool
+    let described = tool
         .parameters
         .iter()
-        .filter(|p| !p.description.trim().is_empty())
+        .any(|p| !p.description.trim().is_empty());
+    let parameters = if described { &tool.parameters[..] } else { &[] };
+    let items: Vec<String> = parameters
+        .iter()
         .map(|p| {
             format!(
                 "{} ({}): {}",
@@ -451,7 +455,7 @@ mod tests {
     }
 
     #[test]
-    fn a_parameter_without_a_description_is_not_embedded() {
+    fn parameters_without_any_description_are_not_embedded() {
         use crate::catalog::mcp::{record_from_mcp, McpTool};
         let tool = |props: serde_json::Value| -> ToolRecord {
             let t: McpTool = serde_json::from_value(serde_json::json!({
@@ -477,7 +481,10 @@ mod tests {
         assert!(d.parameters.contains("research goal"), "{}", d.parameters);
         let mixed = tool(serde_json::json!({"id": {"type": "string"},
             "owner": {"type": "string", "description": "Repository owner"}}));
-        assert_eq!(params(&mixed), ["owner (string): Repository owner"]);
+        assert_eq!(
+            params(&mixed),
+            ["id (string): ; owner (string): Repository owner"]
+        );
     }
 
     #[test]
