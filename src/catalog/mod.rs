@@ -10,16 +10,18 @@ pub mod mcp;
 mod record;
 mod report;
 pub(crate) mod suggest;
+mod text;
 mod validate;
 
-pub(crate) use document::split_sentences_where;
-pub use document::{split_identifier, Passage, PassageKind, ToolDocument};
+pub use document::{Passage, PassageKind, ToolDocument};
 pub use record::{
     ComplexityLevel, Execution, ParameterDefinition, PerformanceTier, ToolExample, ToolRecord,
     ToolSource, ToolType, UsagePattern, DEFAULT_SCORE,
 };
 pub use report::{render_human, render_json};
 pub use suggest::{normalize_name, suggest};
+pub use text::split_identifier;
+pub(crate) use text::split_sentences_where;
 pub use validate::{
     validate, validate_values, Diagnostic, Severity, Source, Validation, USEFUL_DESCRIPTION_CHARS,
 };
