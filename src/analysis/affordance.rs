@@ -196,8 +196,16 @@ const DESCRIPTION_PHRASES: &[(EntityKind, &[&str])] = &[
             "package to",
         ],
     ),
-    (EntityKind::Symbol, &["symbol", "function name"]),
-    (EntityKind::Regex, &["regular expression", "regex"]),
+    // Code in code form: a parameter that takes a snippet or pattern of code takes the
+    // request's `assert_eq!(x, true)` as surely as one that takes a symbol.
+    (
+        EntityKind::Symbol,
+        &["symbol", "function name", "code snippet", "code pattern"],
+    ),
+    (
+        EntityKind::Regex,
+        &["regular expression", "regex", "regexp"],
+    ),
     (EntityKind::Sql, &["sql"]),
     (EntityKind::Email, &["email address", "e-mail"]),
     (EntityKind::Date, &["date", "yyyy", "timestamp"]),
@@ -269,7 +277,7 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
         out.extend(named_kinds(name));
     }
     for (kind, phrases) in DESCRIPTION_PHRASES {
-        if phrases.iter().any(|ph| description.contains(ph)) {
+        if phrases.iter().any(|ph| says_phrase(&description, ph)) {
             out.push(*kind);
         }
     }
@@ -286,6 +294,21 @@ fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether `text` says `phrase` as words of its own, or their plural: "the URL to fetch"
+/// says "url", and "curl options", a "purl" or "during the run" do not; "update" says no
+/// "date". A phrase's own punctuation ("owner/repo", "name[:tag]") is matched as written.
+fn says_phrase(text: &str, phrase: &str) -> bool {
+    let word_char = |c: char| c.is_alphanumeric();
+    text.match_indices(phrase).any(|(at, _)| {
+        let opens = !phrase.starts_with(word_char)
+            || !text[..at].chars().next_back().is_some_and(word_char);
+        let rest = &text[at + phrase.len()..];
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        let closes = !phrase.ends_with(word_char) || !rest.starts_with(word_char);
+        opens && closes
+    })
 }
 
 /// Whether a description opens by saying the parameter is a file: "Database file to open",

@@ -169,3 +169,42 @@ fn a_parameter_described_as_a_file_takes_a_path() {
     assert!(!is_a_file("whether to include hidden files"));
     assert!(!is_a_file("print the profile of each run"));
 }
+
+#[test]
+fn a_description_phrase_counts_only_as_whole_words() {
+    // "curl", "purl", "during" and "update" hold "url", "uri" and "date" inside other words.
+    let t = tool(json!({"type": "object", "properties": {
+        "name": {"type": "string", "description": "Package name, or a purl during lookups"},
+        "extra": {"type": "string", "description": "Extra curl options to update the request"}}}));
+    let a = Affordances::of(&t);
+    assert_eq!(
+        a.fit(&QueryAnalysis::of("fetch https://example.com/docs"))
+            .matched,
+        vec![]
+    );
+    assert_eq!(
+        a.fit(&QueryAnalysis::of("changes since 2024-05-01"))
+            .matched,
+        vec![]
+    );
+    let urls = tool(json!({"type": "object", "properties": {
+        "targets": {"type": "array", "description": "The URLs to check"}}}));
+    let m = Affordances::of(&urls).fit(&QueryAnalysis::of("check https://example.com/docs"));
+    assert_eq!(m.matched.len(), 1, "{m:?}");
+    assert!(says_phrase("owner/repo form", "owner/repo"));
+    assert!(!says_phrase("a globally unique id", "glob"));
+    assert!(says_phrase("glob patterns", "glob") && says_phrase("globs to skip", "glob"));
+}
+
+proptest::proptest! {
+    #![proptest_config(crate::hostile_text::config())]
+    #[test]
+    fn any_description_reads_without_panicking(
+        text in crate::hostile_text::text(),
+        phrase in crate::hostile_text::text(),
+    ) {
+        let lower = text.to_lowercase();
+        let said = says_phrase(&lower, &phrase);
+        proptest::prop_assert!(!said || lower.contains(phrase.as_str()));
+    }
+}
