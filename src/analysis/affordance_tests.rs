@@ -1,6 +1,8 @@
-//! Tests of `affordance`: what parameters take, read from schemas, and how requests fit.
+//! Tests of `affordance` and `parameter`: what parameters take, read from schemas, and how
+//! requests fit.
 
 use super::*;
+use crate::analysis::parameter::{is_a_file, placeholders, says_phrase};
 use crate::catalog::mcp::{blank_record, parameters_of};
 use serde_json::json;
 
@@ -194,6 +196,104 @@ fn a_description_phrase_counts_only_as_whole_words() {
     assert!(says_phrase("owner/repo form", "owner/repo"));
     assert!(!says_phrase("a globally unique id", "glob"));
     assert!(says_phrase("glob patterns", "glob") && says_phrase("globs to skip", "glob"));
+}
+
+/// A parameter's type bounds what it takes: a flag takes no value (a search tool's
+/// `filesOnly` or `lineRegexp` had made it take paths and lines), unless its name opens with
+/// the parameter it qualifies; a number takes only what is written as one.
+#[test]
+fn a_parameter_takes_only_what_its_type_holds() {
+    let reader = tool(json!({"type": "object", "properties": {
+        "matchString": {"type": "string", "description": "Only the lines around this text"},
+        "matchStringIsRegex": {"type": "boolean", "description": "Read matchString as a regex"},
+        "filesOnly": {"type": "boolean", "description": "Return only file paths"},
+        "lineRegexp": {"type": "boolean", "description": "Match whole lines only"},
+        "maxFiles": {"type": "integer", "description": "Number of files to return"},
+        "showFunction": {"type": "boolean", "description": "Show the enclosing function"}}}));
+    let a = Affordances::of(&reader);
+    let fit = |q: &str| a.fit(&QueryAnalysis::of(q)).matched;
+    assert_eq!(fit("read src/main.rs around line 40"), vec![]);
+    assert_eq!(fit("where is `parse_config` defined"), vec![]);
+    assert_eq!(
+        fit("lines matching the regex /^fn \\w+/"),
+        vec![(EntityKind::Regex, vec!["matchString".to_string()])]
+    );
+    assert_eq!(a.locality, None);
+    let lister = tool(json!({"type": "object", "properties": {
+        "sort_dir": {"type": "string", "enum": ["asc", "desc"], "description": "Sort direction"},
+        "date": {"type": "string", "enum": ["iso", "relative"], "description": "How dates show"},
+        "depth": {"type": ["integer", "null"], "description": "Directory levels below path"},
+        "hidden": {"type": ["boolean", "null"], "description": "Also hidden directories"},
+        "ecosystem": {"type": "string", "enum": ["npm", "pypi"]}}}));
+    let a = Affordances::of(&lister);
+    let m = a.fit(&QueryAnalysis::of(
+        "list src/ two levels deep, changed since 2024-05-01",
+    ));
+    assert_eq!(
+        m.matched,
+        vec![(EntityKind::Depth, vec!["depth".to_string()])]
+    );
+    let m = a.fit(&QueryAnalysis::of("an npm library for colours"));
+    assert_eq!(m.matched.len(), 1, "{m:?}");
+}
+
+/// A parameter named like a URL but described as a file is a file: language-server tools
+/// whose `uri` is "File containing the symbol" had read as tools of the web.
+#[test]
+fn a_uri_described_as_a_file_is_a_local_path() {
+    let lsp = tool(json!({"type": "object", "properties": {
+        "uri": {"type": "string", "description": "File containing the symbol, relative to the root"},
+        "symbolName": {"type": "string"},
+        "lineHint": {"type": "integer", "description": "1-based line of the symbol"}},
+        "required": ["uri", "symbolName"]}));
+    let a = Affordances::of(&lsp);
+    assert_eq!(a.locality, Some(Locality::Local));
+    assert!(a
+        .fit(&QueryAnalysis::of("open https://example.com/a.html"))
+        .matched
+        .is_empty());
+    let values = tool(json!({"type": "object", "properties": {
+        "values": {"type": "array", "description": "Values files or URLs"}}}));
+    let m = Affordances::of(&values).fit(&QueryAnalysis::of("use https://example.com/v.yaml"));
+    assert_eq!(m.matched.len(), 1, "{m:?}");
+    assert!(!is_a_file("file url to download"));
+}
+
+/// A server that describes no parameter still says, by a flag, that its `path` is walked.
+#[test]
+fn a_flag_about_directories_says_the_path_takes_them() {
+    let t = tool(json!({"type": "object", "properties": {
+        "path": {"type": "string"}, "directoriesOnly": {"type": "boolean"}}}));
+    let m = Affordances::of(&t).fit(&QueryAnalysis::of("what is inside the docs/ folder"));
+    assert!(
+        m.matched
+            .iter()
+            .any(|(k, p)| *k == EntityKind::Directory && p == &["path"]),
+        "{m:?}"
+    );
+}
+
+/// The words descriptions use for a line range and a server's address.
+#[test]
+fn a_line_range_and_a_server_address_are_read() {
+    let t = tool(json!({"type": "object", "properties": {
+        "L": {"type": "array", "description": "-L: line ranges to annotate, each start,end"},
+        "addr": {"type": "string", "description": "Loki server address (--addr)"}}}));
+    let a = Affordances::of(&t);
+    let m = a.fit(&QueryAnalysis::of("who changed line 42 of src/lib.rs"));
+    assert!(
+        m.matched
+            .iter()
+            .any(|(k, p)| *k == EntityKind::Line && p == &["L"]),
+        "{m:?}"
+    );
+    let m = a.fit(&QueryAnalysis::of("query http://localhost:3100 for errors"));
+    assert!(
+        m.matched
+            .iter()
+            .any(|(k, p)| *k == EntityKind::Url && p == &["addr"]),
+        "{m:?}"
+    );
 }
 
 proptest::proptest! {

@@ -12,6 +12,7 @@ pub mod action;
 pub mod affordance;
 pub mod entities;
 pub mod locality;
+mod parameter;
 mod purpose;
 mod reported;
 
