@@ -394,11 +394,11 @@ fn ends_value(text: &str, end: usize, closers: &str) -> bool {
     }
 }
 
-/// `a/b` is `owner/repo` when it has two segments, the first could be an account's name
-/// and is not a usual directory (unless both are the same), and the last has no file
-/// extension (or the text calls it a repository); anything else with a slash is a path,
-/// except a plain run with a segment without a letter ("25*3+7/3", "10/12/2024": arithmetic,
-/// dates, ratios), which is none.
+/// `a/b` is a container image when the text calls it one, and `owner/repo` when it has two
+/// segments, the first could be an account's name and is not a usual directory (unless both
+/// are the same), and the last has no file extension (or the text calls it a repository);
+/// anything else with a slash is a path, except a plain run with a segment without a letter
+/// ("25*3+7/3", "10/12/2024": arithmetic, dates, ratios), which is none.
 fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
     let s = &text[span.clone()];
     let plain = !s.starts_with(['/', '.', '~']) && !s.ends_with('/');
@@ -413,6 +413,10 @@ fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
     let last = segments[1].to_ascii_lowercase();
     let before = text[..span.start].to_lowercase();
     let after = text[span.end..].to_lowercase();
+    // "the pandoc/latex image", "the image bitnami/redis": an image without its tag.
+    if after.trim_start().starts_with("image") || before.trim_end().ends_with("image") {
+        return Some(EntityKind::Image);
+    }
     let named_repo = before.trim_end().ends_with("repo")
         || before.trim_end().ends_with("repository")
         || before.trim_end().ends_with("github")
@@ -421,9 +425,9 @@ fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
         // Paths are not possessive: "helm/helm's pkg/ directory" is a repository's.
         || after.starts_with("'s")
         || after.starts_with("’s");
-    let has_ext = last
-        .rsplit_once('.')
-        .is_some_and(|(_, ext)| EXTENSIONS.split('|').any(|e| e == ext));
+    let has_ext = last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && (EXTENSIONS.split('|').any(|e| e == ext) || is_extension_like(ext))
+    });
     // An organisation named like its project ("helm/helm", "kubernetes/kubernetes") is a
     // repository even where the name is a usual directory's; a directory inside one of
     // its own name is rare.
@@ -433,6 +437,14 @@ fn slashed_kind(text: &str, span: Range<usize>) -> Option<EntityKind> {
     } else {
         Some(EntityKind::Path)
     }
+}
+
+/// Whether the end of a slashed name reads as a file extension though no list knows it
+/// ("queries/tags.scm", "rules/auth.rego"): a few lowercase letters. A name with a slash
+/// already is a path or a repository, and a repository's name seldom ends that way (the
+/// `.js` of "vercel/next.js" is read as a file's too).
+fn is_extension_like(ext: &str) -> bool {
+    (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// Whether a word could name an account on a code host: letters, digits and inner hyphens.

@@ -36,6 +36,24 @@ fn repositories_paths_and_files_are_told_apart() {
     assert_eq!(k[0], (EntityKind::Repository, "helm/helm".into()), "{k:?}");
 }
 
+/// An extension no list knows is still one: "queries/tags.scm" had read as a repository,
+/// which made a local tree-sitter run look like a request about a code host.
+#[test]
+fn a_slashed_name_with_any_extension_is_a_path() {
+    for (text, value) in [
+        ("run queries/tags.scm over src/", "queries/tags.scm"),
+        ("check rules/auth.rego", "rules/auth.rego"),
+    ] {
+        let k = kinds(text);
+        assert_eq!(k[0], (EntityKind::Path, value.into()), "{k:?}");
+    }
+    let k = kinds("run the pandoc/latex image with the current dir mounted");
+    assert_eq!(k[0], (EntityKind::Image, "pandoc/latex".into()), "{k:?}");
+    let k = kinds("clone tokio-rs/tokio at v1.2");
+    assert_eq!(k[0].0, EntityKind::Repository, "{k:?}");
+    assert!(is_extension_like("scm") && !is_extension_like("2") && !is_extension_like("Md"));
+}
+
 #[test]
 fn times_fractions_and_dates_are_no_lines_or_repositories() {
     let k = kinds("remind me on March 16th at 2:30 PM");
