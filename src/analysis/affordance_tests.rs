@@ -2,7 +2,7 @@
 //! requests fit.
 
 use super::*;
-use crate::analysis::parameter::{is_a_file, placeholders, says_phrase};
+use crate::analysis::parameter::{is_a_file, placeholders, says_phrase, without_defaults};
 use crate::catalog::mcp::{blank_record, parameters_of};
 use serde_json::json;
 
@@ -273,6 +273,29 @@ fn a_flag_about_directories_says_the_path_takes_them() {
     );
 }
 
+/// What a description says of the default is not what the parameter takes: a clone's
+/// target directory "defaults to the repository name" and takes no repository.
+#[test]
+fn a_default_clause_says_nothing_of_what_a_parameter_takes() {
+    let t = tool(json!({"type": "object", "properties": {
+        "directory": {"type": "string",
+            "description": "Directory to clone into; defaults to the repository name. Any path."},
+        "format": {"type": "string", "description": "Output format. Default is YYYY-MM-DD."}}}));
+    let a = Affordances::of(&t);
+    assert!(a
+        .fit(&QueryAnalysis::of("clone tokio-rs/tokio"))
+        .matched
+        .is_empty());
+    assert!(a
+        .fit(&QueryAnalysis::of("entries since 2024-05-01"))
+        .matched
+        .is_empty());
+    assert_eq!(
+        without_defaults("a; defaults to x. when omitted, y; kept"),
+        "a;     kept"
+    );
+}
+
 /// The words descriptions use for a line range and a server's address.
 #[test]
 fn a_line_range_and_a_server_address_are_read() {
@@ -306,5 +329,7 @@ proptest::proptest! {
         let lower = text.to_lowercase();
         let said = says_phrase(&lower, &phrase);
         proptest::prop_assert!(!said || lower.contains(phrase.as_str()));
+        let kept = without_defaults(&lower);
+        proptest::prop_assert!(kept.len() <= lower.len());
     }
 }

@@ -210,8 +210,9 @@ pub(super) fn kinds_of(p: &ParameterDefinition) -> Vec<EntityKind> {
     for name in placeholders(&p.description) {
         out.extend(named_kinds(name));
     }
+    let said = without_defaults(&description);
     for (kind, phrases) in DESCRIPTION_PHRASES {
-        if phrases.iter().any(|ph| says_phrase(&description, ph)) {
+        if phrases.iter().any(|ph| says_phrase(&said, ph)) {
             out.push(*kind);
         }
     }
@@ -307,6 +308,40 @@ pub(super) fn walked_directories(tool: &ToolRecord, takes: &mut Vec<(EntityKind,
     if said && !takes.iter().any(|(k, _)| *k == EntityKind::Directory) {
         takes.push((EntityKind::Directory, paths.clone()));
     }
+}
+
+/// Words that open what a description says of the value a parameter falls back to.
+const DEFAULT_CUES: &[&str] = &[
+    "defaults to",
+    "default to",
+    "default is",
+    "default:",
+    "when omitted",
+    "if omitted",
+    "if not given",
+    "if not specified",
+    "if not provided",
+    "when not given",
+    "when not set",
+    "if unset",
+    "when unset",
+];
+
+/// A lowercased description without its clauses about the default, each from its cue to the
+/// end of its sentence: "Directory to clone into; defaults to the repository name" takes a
+/// directory, not a repository, and "Default is YYYY-MM-DD" makes a format no date.
+pub(super) fn without_defaults(description: &str) -> String {
+    let mut out = description.to_string();
+    while let Some(at) = DEFAULT_CUES.iter().filter_map(|c| out.find(c)).min() {
+        let rest = &out[at..];
+        let end = rest
+            .match_indices(['.', ';'])
+            .map(|(i, _)| i)
+            .find(|&i| rest[i + 1..].chars().next().is_none_or(char::is_whitespace))
+            .map_or(out.len(), |i| at + i + 1);
+        out.replace_range(at..end, " ");
+    }
+    out
 }
 
 /// Whether `text` says `phrase` as words of its own, or their plural: "the URL to fetch"
