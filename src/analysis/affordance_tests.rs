@@ -294,6 +294,8 @@ fn a_default_clause_says_nothing_of_what_a_parameter_takes() {
         without_defaults("a; defaults to x. when omitted, y; kept"),
         "a;     kept"
     );
+    let isolation = "the default isolation level. a url";
+    assert_eq!(without_defaults(isolation), isolation);
 }
 
 /// The words descriptions use for a line range and a server's address.

@@ -1,7 +1,8 @@
 //! What one parameter takes, read from its name's words, its description's phrases, its
 //! JSON Schema format and its type: the vocabulary `affordance` matches requests against.
-//! A parameter's type has the last say (a flag takes no value, a number only a number), and
-//! a flag's word goes to the parameter it qualifies.
+//! A parameter's type has the last say (a flag takes no value, a number only a number), a
+//! flag's word goes to the parameter it qualifies, and what a description says of the
+//! default is not read as what the parameter takes.
 
 use super::entities::EntityKind;
 use crate::catalog::{split_identifier, ParameterDefinition, ToolRecord};
@@ -332,7 +333,11 @@ const DEFAULT_CUES: &[&str] = &[
 /// directory, not a repository, and "Default is YYYY-MM-DD" makes a format no date.
 pub(super) fn without_defaults(description: &str) -> String {
     let mut out = description.to_string();
-    while let Some(at) = DEFAULT_CUES.iter().filter_map(|c| out.find(c)).min() {
+    while let Some(at) = DEFAULT_CUES
+        .iter()
+        .filter_map(|c| find_words(&out, c))
+        .min()
+    {
         let rest = &out[at..];
         let end = rest
             .match_indices(['.', ';'])
@@ -342,6 +347,18 @@ pub(super) fn without_defaults(description: &str) -> String {
         out.replace_range(at..end, " ");
     }
     out
+}
+
+/// Where `text` first says `phrase` as words of its own: "default is" in "the default is
+/// 10", not in "the default isolation level".
+fn find_words(text: &str, phrase: &str) -> Option<usize> {
+    let word_char = |c: char| c.is_alphanumeric();
+    text.match_indices(phrase).map(|(at, _)| at).find(|&at| {
+        let opens = !text[..at].chars().next_back().is_some_and(word_char);
+        let closes =
+            !phrase.ends_with(word_char) || !text[at + phrase.len()..].starts_with(word_char);
+        opens && closes
+    })
 }
 
 /// Whether `text` says `phrase` as words of its own, or their plural: "the URL to fetch"
