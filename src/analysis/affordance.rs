@@ -78,12 +78,15 @@ fn join_and(items: &[String]) -> String {
 impl Affordances {
     /// What `tool`'s parameters take, and where it works (`locality::of_tool`).
     pub fn of(tool: &ToolRecord) -> Affordances {
+        let said: Vec<Vec<EntityKind>> = tool.parameters.iter().map(kinds_of).collect();
         let mut takes: Vec<(EntityKind, Vec<String>)> = Vec::new();
-        for p in &tool.parameters {
+        let mut walks_directories = false;
+        for (p, kinds) in tool.parameters.iter().zip(&said) {
             let Some(taker) = taker_of(p, &tool.parameters) else {
+                walks_directories |= kinds.contains(&EntityKind::Directory);
                 continue;
             };
-            for kind in kinds_of(p).into_iter().filter(|k| type_holds(taker, *k)) {
+            for &kind in kinds.iter().filter(|k| type_holds(taker, **k)) {
                 match takes.iter_mut().find(|(k, _)| *k == kind) {
                     Some((_, params)) if params.contains(&taker.name) => {}
                     Some((_, params)) => params.push(taker.name.clone()),
@@ -91,7 +94,9 @@ impl Affordances {
                 }
             }
         }
-        walked_directories(tool, &mut takes);
+        if walks_directories {
+            walked_directories(&mut takes);
+        }
         takes.sort_by_key(|(k, _)| *k);
         let has = |k: EntityKind| takes.iter().any(|(t, _)| *t == k);
         let open_world = tool
@@ -99,12 +104,12 @@ impl Affordances {
             .as_ref()
             .and_then(|a| a.get("openWorldHint"))
             .and_then(Value::as_bool);
-        let opens_url = tool.parameters.iter().any(|p| {
+        let opens_url = tool.parameters.iter().zip(&said).any(|(p, kinds)| {
             p.required
                 && split_identifier(&p.name)
                     .iter()
                     .any(|w| locality::PAGE_URL_WORDS.contains(&w.as_str()))
-                && kinds_of(p).contains(&EntityKind::Url)
+                && kinds.contains(&EntityKind::Url)
         });
         let text = format!(
             "{} {}",

@@ -5,7 +5,7 @@
 //! default is not read as what the parameter takes.
 
 use super::entities::EntityKind;
-use crate::catalog::{split_identifier, ParameterDefinition, ToolRecord};
+use crate::catalog::{split_identifier, ParameterDefinition};
 use serde_json::Value;
 
 /// Parameter-name words that say which kind of value a parameter takes.
@@ -298,16 +298,15 @@ pub(super) fn taker_of<'a>(
 
 /// A flag about directories ("directoriesOnly", "include hidden files and directories")
 /// takes no directory itself, but says the tool walks them: when no parameter says it takes
-/// one (a server's schema often describes none), its path parameters do.
-pub(super) fn walked_directories(tool: &ToolRecord, takes: &mut Vec<(EntityKind, Vec<String>)>) {
-    let said = tool.parameters.iter().any(|p| {
-        taker_of(p, &tool.parameters).is_none() && kinds_of(p).contains(&EntityKind::Directory)
-    });
-    let Some((_, paths)) = takes.iter().find(|(k, _)| *k == EntityKind::Path) else {
+/// one (a server's schema often describes none), its path parameters do. Called for a tool
+/// with such a flag.
+pub(super) fn walked_directories(takes: &mut Vec<(EntityKind, Vec<String>)>) {
+    if takes.iter().any(|(k, _)| *k == EntityKind::Directory) {
         return;
-    };
-    if said && !takes.iter().any(|(k, _)| *k == EntityKind::Directory) {
-        takes.push((EntityKind::Directory, paths.clone()));
+    }
+    if let Some((_, paths)) = takes.iter().find(|(k, _)| *k == EntityKind::Path) {
+        let paths = paths.clone();
+        takes.push((EntityKind::Directory, paths));
     }
 }
 
@@ -352,28 +351,38 @@ pub(super) fn without_defaults(description: &str) -> String {
 /// Where `text` first says `phrase` as words of its own: "default is" in "the default is
 /// 10", not in "the default isolation level".
 fn find_words(text: &str, phrase: &str) -> Option<usize> {
-    let word_char = |c: char| c.is_alphanumeric();
-    text.match_indices(phrase).map(|(at, _)| at).find(|&at| {
-        let opens = !text[..at].chars().next_back().is_some_and(word_char);
-        let closes =
-            !phrase.ends_with(word_char) || !text[at + phrase.len()..].starts_with(word_char);
-        opens && closes
-    })
+    word_matches(text, phrase, false).next()
 }
 
 /// Whether `text` says `phrase` as words of its own, or their plural: "the URL to fetch"
 /// says "url", and "curl options", a "purl" or "during the run" do not; "update" says no
 /// "date". A phrase's own punctuation ("owner/repo", "name[:tag]") is matched as written.
 pub(super) fn says_phrase(text: &str, phrase: &str) -> bool {
+    word_matches(text, phrase, true).next().is_some()
+}
+
+/// Where `text` says `phrase` as words of its own (or, with `plural`, their plural): no
+/// letter or digit runs on either side, unless the phrase itself opens or ends with other
+/// punctuation.
+fn word_matches<'a>(
+    text: &'a str,
+    phrase: &'a str,
+    plural: bool,
+) -> impl Iterator<Item = usize> + 'a {
     let word_char = |c: char| c.is_alphanumeric();
-    text.match_indices(phrase).any(|(at, _)| {
-        let opens = !phrase.starts_with(word_char)
-            || !text[..at].chars().next_back().is_some_and(word_char);
-        let rest = &text[at + phrase.len()..];
-        let rest = rest.strip_prefix('s').unwrap_or(rest);
-        let closes = !phrase.ends_with(word_char) || !rest.starts_with(word_char);
-        opens && closes
-    })
+    text.match_indices(phrase)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            let opens = !phrase.starts_with(word_char)
+                || !text[..at].chars().next_back().is_some_and(word_char);
+            let rest = &text[at + phrase.len()..];
+            let rest = match plural {
+                true => rest.strip_prefix('s').unwrap_or(rest),
+                false => rest,
+            };
+            let closes = !phrase.ends_with(word_char) || !rest.starts_with(word_char);
+            opens && closes
+        })
 }
 
 /// Whether a description opens by saying the parameter is a file: "Database file to open",
