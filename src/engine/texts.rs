@@ -5,19 +5,20 @@
 //! repository named like a tool, a tool the request says not to use, or one named in the
 //! message ("tell the team that the helm install finished") is no evidence for that tool;
 //! and the words of paths and other values, which keyword retrieval reads as no evidence of
-//! a tool's name (`UNNAMED`).
+//! a tool's name (`UNNAMED`), nor are the words that stand for masked values.
 
 use crate::analysis::{Affordances, EntityKind, Locality, QueryAnalysis};
 use crate::catalog::{split_identifier, ToolRecord};
-use crate::index::keyword::{terms_only_within, KeywordQuery};
+use crate::index::keyword::{terms_only_within, terms_outside, KeywordQuery};
 use std::collections::HashSet;
 use std::ops::Range;
 
 /// What keyword and vector retrieval read.
 pub(crate) struct QueryTexts {
     pub(crate) keyword: String,
-    /// The analysed terms of `keyword` met only inside values of `UNNAMED` kinds: no
-    /// evidence of a tool's name (`KeywordQuery::unnamed`).
+    /// The analysed terms of `keyword` met only inside values of `UNNAMED` kinds or only in
+    /// the words that stand for masked values: no evidence of a tool's name
+    /// (`KeywordQuery::unnamed`).
     pub(crate) unnamed: Vec<String>,
     pub(crate) embed: String,
 }
@@ -102,9 +103,22 @@ impl QueryTexts {
         // What the keyword text leaves out of the request.
         let mut gone = spans_of(KEYWORD_MASKED);
         gone.extend(analysis.negated.iter().chain(&analysis.purposes).cloned());
+        let keyword = text(KEYWORD_MASKED, false);
+        let mut unnamed = terms_only_within(query, &spans_of(UNNAMED), &gone);
+        // The words that stand for left-out values ("repository" for "rust-lang/cargo") are
+        // the engine's, not the request's: a tool named with one was not asked for.
+        let said = terms_outside(query, &gone);
+        let standing_in = terms_outside(&keyword, &[]);
+        unnamed.extend(
+            standing_in
+                .into_iter()
+                .filter(|t| said.binary_search(t).is_err()),
+        );
+        unnamed.sort_unstable();
+        unnamed.dedup();
         QueryTexts {
-            keyword: text(KEYWORD_MASKED, false),
-            unnamed: terms_only_within(query, &spans_of(UNNAMED), &gone),
+            keyword,
+            unnamed,
             embed: text(EMBED_MASKED, true),
         }
     }
@@ -286,6 +300,22 @@ mod tests {
         let plain = "run the docker image";
         let t = QueryTexts::of(plain, &QueryAnalysis::of(plain), &WebTopics::default());
         assert!(t.unnamed.is_empty());
+    }
+
+    /// "search issues in rust-lang/cargo" had put a repository search first on the name
+    /// word "repository", which the request never said: the placeholder stood in for it.
+    #[test]
+    fn a_placeholder_s_word_is_no_name() {
+        let stem = |w: &str| terms_outside(w, &[]).remove(0);
+        let q = "search issues in rust-lang/cargo about sparse registry timeouts";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
+        assert!(t.keyword.contains(" repository "), "{}", t.keyword);
+        assert!(t.unnamed.contains(&stem("repository")), "{:?}", t.unnamed);
+        assert!(!t.unnamed.contains(&stem("issues")), "{:?}", t.unnamed);
+        // Said by the request itself, the word names what it names.
+        let q = "find the repository of rust-lang/cargo";
+        let t = QueryTexts::of(q, &QueryAnalysis::of(q), &WebTopics::default());
+        assert!(!t.unnamed.contains(&stem("repository")), "{:?}", t.unnamed);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use super::analyzer::{analyze, analyzer, IdentifierSplit, TOKENIZER_NAME};
 use super::analyzer::{indexing_analyzer, INDEXING_ANALYZER, PAIR_JOINER};
 use coverage::{NameCoverage, NAME_FLOOR};
 use impacts::{matched_pairs, Impacts};
-pub use query::{terms_only_within, KeywordQuery};
+pub use query::{terms_only_within, terms_outside, KeywordQuery};
 use tantivy::{Index, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 /// Arena given to the single indexing thread. The arena grows page by page, so a small

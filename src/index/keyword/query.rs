@@ -55,6 +55,23 @@ pub fn terms_only_within(text: &str, spans: &[Range<usize>], gone: &[Range<usize
     inside
 }
 
+/// The analysed terms (pairs of words included) of `text` outside `gone`, sorted: what a
+/// request says in its own words.
+pub fn terms_outside(text: &str, gone: &[Range<usize>]) -> Vec<String> {
+    let mut analyzer = INDEXING_ANALYZER.clone();
+    let mut stream = analyzer.token_stream(text);
+    let mut out: Vec<String> = Vec::new();
+    while let Some(token) = stream.next() {
+        let (from, to) = (token.offset_from, token.offset_to);
+        if !gone.iter().any(|s| s.start <= from && to <= s.end) {
+            out.push(token.text.clone());
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{build, doc, ordinals};
